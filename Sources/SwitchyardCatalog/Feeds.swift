@@ -1,0 +1,203 @@
+import SwitchyardJSON
+
+/// Who may see a post. Open.
+public struct Visibility: OpenEnum {
+    public enum Known: String, CaseIterable, Sendable {
+        case `public`, followers, `private`
+    }
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}
+
+/// `post.created`.
+public struct PostCreated: Event, Hashable {
+    public static let type = "post.created"
+    public var envelope: Envelope
+    public var postId: String
+    public var authorId: String
+    public var text: String
+    /// Default: [].
+    public var tags: [String]
+    /// Default: public.
+    public var visibility: Visibility
+    /// Added in schemaVersion 2; v1 records lack it. Default: 0.
+    public var mediaCount: Int
+    public var unknownFields = UnknownFields()
+
+    public init(
+        envelope: Envelope, postId: String, authorId: String, text: String, tags: [String] = [],
+        visibility: Visibility = Visibility(.public), mediaCount: Int = 0
+    ) {
+        self.envelope = envelope
+        self.postId = postId
+        self.authorId = authorId
+        self.text = text
+        self.tags = tags
+        self.visibility = visibility
+        self.mediaCount = mediaCount
+    }
+
+    enum CodingKeys: String, CodingKey { case id, occurredAt, schemaVersion, postId, authorId, text, tags, visibility, mediaCount }
+
+    public init(from decoder: any Decoder) throws {
+        envelope = try Envelope(from: decoder)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        postId = try c.decode(String.self, forKey: .postId)
+        authorId = try c.decode(String.self, forKey: .authorId)
+        text = try c.decode(String.self, forKey: .text)
+        tags = try c.decodeIfPresent([String].self, forKey: .tags) ?? []
+        visibility = try c.decodeIfPresent(Visibility.self, forKey: .visibility) ?? Visibility(.public)
+        mediaCount = try c.decodeIfPresent(Int.self, forKey: .mediaCount) ?? 0
+        unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try envelope.encode(to: encoder)
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(postId, forKey: .postId)
+        try c.encode(authorId, forKey: .authorId)
+        try c.encode(text, forKey: .text)
+        try c.encode(tags, forKey: .tags)
+        try c.encode(visibility, forKey: .visibility)
+        try c.encode(mediaCount, forKey: .mediaCount)
+        try unknownFields.encode(to: encoder)
+    }
+}
+
+/// `post.liked`.
+public struct PostLiked: Event, Hashable {
+    public static let type = "post.liked"
+    public var envelope: Envelope
+    public var postId: String
+    public var userId: String
+    public var unknownFields = UnknownFields()
+
+    public init(envelope: Envelope, postId: String, userId: String) {
+        self.envelope = envelope
+        self.postId = postId
+        self.userId = userId
+    }
+
+    enum CodingKeys: String, CodingKey { case id, occurredAt, schemaVersion, postId, userId }
+
+    public init(from decoder: any Decoder) throws {
+        envelope = try Envelope(from: decoder)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        postId = try c.decode(String.self, forKey: .postId)
+        userId = try c.decode(String.self, forKey: .userId)
+        unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try envelope.encode(to: encoder)
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(postId, forKey: .postId)
+        try c.encode(userId, forKey: .userId)
+        try unknownFields.encode(to: encoder)
+    }
+}
+
+/// `comment.added`.
+public struct CommentAdded: Event, Hashable {
+    public static let type = "comment.added"
+    public var envelope: Envelope
+    public var postId: String
+    public var commentId: String
+    public var authorId: String
+    public var text: String
+    public var unknownFields = UnknownFields()
+
+    public init(envelope: Envelope, postId: String, commentId: String, authorId: String, text: String) {
+        self.envelope = envelope
+        self.postId = postId
+        self.commentId = commentId
+        self.authorId = authorId
+        self.text = text
+    }
+
+    enum CodingKeys: String, CodingKey { case id, occurredAt, schemaVersion, postId, commentId, authorId, text }
+
+    public init(from decoder: any Decoder) throws {
+        envelope = try Envelope(from: decoder)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        postId = try c.decode(String.self, forKey: .postId)
+        commentId = try c.decode(String.self, forKey: .commentId)
+        authorId = try c.decode(String.self, forKey: .authorId)
+        text = try c.decode(String.self, forKey: .text)
+        unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try envelope.encode(to: encoder)
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(postId, forKey: .postId)
+        try c.encode(commentId, forKey: .commentId)
+        try c.encode(authorId, forKey: .authorId)
+        try c.encode(text, forKey: .text)
+        try unknownFields.encode(to: encoder)
+    }
+}
+
+/// `user.followed`.
+public struct UserFollowed: Event, Hashable {
+    public static let type = "user.followed"
+    public var envelope: Envelope
+    public var followerId: String
+    public var followeeId: String
+    public var unknownFields = UnknownFields()
+
+    public init(envelope: Envelope, followerId: String, followeeId: String) {
+        self.envelope = envelope
+        self.followerId = followerId
+        self.followeeId = followeeId
+    }
+
+    enum CodingKeys: String, CodingKey { case id, occurredAt, schemaVersion, followerId, followeeId }
+
+    public init(from decoder: any Decoder) throws {
+        envelope = try Envelope(from: decoder)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        followerId = try c.decode(String.self, forKey: .followerId)
+        followeeId = try c.decode(String.self, forKey: .followeeId)
+        unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try envelope.encode(to: encoder)
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(followerId, forKey: .followerId)
+        try c.encode(followeeId, forKey: .followeeId)
+        try unknownFields.encode(to: encoder)
+    }
+}
+
+/// The `feeds` topic's events. The topic is lenient: unknown types flow on as `.unknown`.
+public enum FeedEvent: EventCatalog, Hashable {
+    case postCreated(PostCreated)
+    case postLiked(PostLiked)
+    case commentAdded(CommentAdded)
+    case userFollowed(UserFollowed)
+    case unknown(type: String, raw: RawJSON)
+
+    public static let name = "feeds"
+    public static let eventTypes: [EventType<FeedEvent>] = [
+        EventType(PostCreated.self, FeedEvent.postCreated),
+        EventType(PostLiked.self, FeedEvent.postLiked),
+        EventType(CommentAdded.self, FeedEvent.commentAdded),
+        EventType(UserFollowed.self, FeedEvent.userFollowed),
+    ]
+
+
+    public var content: EventContent {
+        switch self {
+        case .postCreated(let e): .known(e)
+        case .postLiked(let e): .known(e)
+        case .commentAdded(let e): .known(e)
+        case .userFollowed(let e): .known(e)
+        case .unknown(let type, let raw): .unknown(type: type, raw: raw)
+        }
+    }
+
+    public init(from decoder: any Decoder) throws { self = try Self.decodeTagged(from: decoder) }
+    public func encode(to encoder: any Encoder) throws { try encodeTagged(to: encoder) }
+}

@@ -1,0 +1,249 @@
+import SwitchyardJSON
+
+// MARK: - Open enums
+
+/// How a payment was made. Open: a newer producer's method decodes and re-encodes unchanged.
+public struct PaymentMethod: OpenEnum {
+    public enum Known: String, CaseIterable, Sendable {
+        case card
+        case bankTransfer = "bank_transfer"
+        case wallet
+    }
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}
+
+/// Why a payment was refunded. Open.
+public struct RefundReason: OpenEnum {
+    public enum Known: String, CaseIterable, Sendable {
+        case requestedByCustomer = "requested_by_customer"
+        case duplicate
+        case fraudulent
+    }
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}
+
+/// Why a payment failed: `{"code": "card_declined", "message": "…"}`.
+public struct PaymentFailureReason: Codable, Sendable, Hashable {
+    public var code: String
+    public var message: String?
+    public var unknownFields = UnknownFields()
+
+    public init(code: String, message: String? = nil) {
+        self.code = code
+        self.message = message
+    }
+
+    enum CodingKeys: String, CodingKey { case code, message }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        code = try c.decode(String.self, forKey: .code)
+        message = try c.decodeIfPresent(String.self, forKey: .message)
+        unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(code, forKey: .code)
+        try c.encodeIfPresent(message, forKey: .message)
+        try unknownFields.encode(to: encoder)
+    }
+}
+
+// MARK: - Events
+
+/// `payment.authorized`: funds reserved.
+public struct PaymentAuthorized: Event, Hashable {
+    public static let type = "payment.authorized"
+    public var envelope: Envelope
+    public var paymentId: String
+    public var amount: Money
+    public var merchant: Merchant
+    public var method: PaymentMethod
+    public var card: Card?
+    public var unknownFields = UnknownFields()
+
+    public init(envelope: Envelope, paymentId: String, amount: Money, merchant: Merchant, method: PaymentMethod, card: Card? = nil) {
+        self.envelope = envelope
+        self.paymentId = paymentId
+        self.amount = amount
+        self.merchant = merchant
+        self.method = method
+        self.card = card
+    }
+
+    enum CodingKeys: String, CodingKey { case id, occurredAt, schemaVersion, paymentId, amount, merchant, method, card }
+
+    public init(from decoder: any Decoder) throws {
+        envelope = try Envelope(from: decoder)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        paymentId = try c.decode(String.self, forKey: .paymentId)
+        amount = try c.decode(Money.self, forKey: .amount)
+        merchant = try c.decode(Merchant.self, forKey: .merchant)
+        method = try c.decode(PaymentMethod.self, forKey: .method)
+        card = try c.decodeIfPresent(Card.self, forKey: .card)
+        unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try envelope.encode(to: encoder)
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(paymentId, forKey: .paymentId)
+        try c.encode(amount, forKey: .amount)
+        try c.encode(merchant, forKey: .merchant)
+        try c.encode(method, forKey: .method)
+        try c.encodeIfPresent(card, forKey: .card)
+        try unknownFields.encode(to: encoder)
+    }
+}
+
+/// `payment.captured`: funds taken.
+public struct PaymentCaptured: Event, Hashable {
+    public static let type = "payment.captured"
+    public var envelope: Envelope
+    public var paymentId: String
+    public var amount: Money
+    public var merchant: Merchant
+    /// Added in schemaVersion 2; v1 records lack it. Default: 1.
+    public var installments: Int
+    public var unknownFields = UnknownFields()
+
+    public init(envelope: Envelope, paymentId: String, amount: Money, merchant: Merchant, installments: Int = 1) {
+        self.envelope = envelope
+        self.paymentId = paymentId
+        self.amount = amount
+        self.merchant = merchant
+        self.installments = installments
+    }
+
+    enum CodingKeys: String, CodingKey { case id, occurredAt, schemaVersion, paymentId, amount, merchant, installments }
+
+    public init(from decoder: any Decoder) throws {
+        envelope = try Envelope(from: decoder)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        paymentId = try c.decode(String.self, forKey: .paymentId)
+        amount = try c.decode(Money.self, forKey: .amount)
+        merchant = try c.decode(Merchant.self, forKey: .merchant)
+        installments = try c.decodeIfPresent(Int.self, forKey: .installments) ?? 1
+        unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try envelope.encode(to: encoder)
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(paymentId, forKey: .paymentId)
+        try c.encode(amount, forKey: .amount)
+        try c.encode(merchant, forKey: .merchant)
+        try c.encode(installments, forKey: .installments)
+        try unknownFields.encode(to: encoder)
+    }
+}
+
+/// `payment.refunded`: funds returned.
+public struct PaymentRefunded: Event, Hashable {
+    public static let type = "payment.refunded"
+    public var envelope: Envelope
+    public var paymentId: String
+    public var amount: Money
+    public var reason: RefundReason
+    public var unknownFields = UnknownFields()
+
+    public init(envelope: Envelope, paymentId: String, amount: Money, reason: RefundReason) {
+        self.envelope = envelope
+        self.paymentId = paymentId
+        self.amount = amount
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey { case id, occurredAt, schemaVersion, paymentId, amount, reason }
+
+    public init(from decoder: any Decoder) throws {
+        envelope = try Envelope(from: decoder)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        paymentId = try c.decode(String.self, forKey: .paymentId)
+        amount = try c.decode(Money.self, forKey: .amount)
+        reason = try c.decode(RefundReason.self, forKey: .reason)
+        unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try envelope.encode(to: encoder)
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(paymentId, forKey: .paymentId)
+        try c.encode(amount, forKey: .amount)
+        try c.encode(reason, forKey: .reason)
+        try unknownFields.encode(to: encoder)
+    }
+}
+
+/// `payment.failed`: the attempt did not go through.
+public struct PaymentFailed: Event, Hashable {
+    public static let type = "payment.failed"
+    public var envelope: Envelope
+    public var paymentId: String
+    public var amount: Money
+    public var failure: PaymentFailureReason
+    public var unknownFields = UnknownFields()
+
+    public init(envelope: Envelope, paymentId: String, amount: Money, failure: PaymentFailureReason) {
+        self.envelope = envelope
+        self.paymentId = paymentId
+        self.amount = amount
+        self.failure = failure
+    }
+
+    enum CodingKeys: String, CodingKey { case id, occurredAt, schemaVersion, paymentId, amount, failure }
+
+    public init(from decoder: any Decoder) throws {
+        envelope = try Envelope(from: decoder)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        paymentId = try c.decode(String.self, forKey: .paymentId)
+        amount = try c.decode(Money.self, forKey: .amount)
+        failure = try c.decode(PaymentFailureReason.self, forKey: .failure)
+        unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try envelope.encode(to: encoder)
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(paymentId, forKey: .paymentId)
+        try c.encode(amount, forKey: .amount)
+        try c.encode(failure, forKey: .failure)
+        try unknownFields.encode(to: encoder)
+    }
+}
+
+// MARK: - The catalog
+
+/// The `payments` topic's events. The topic is strict: an unknown type is a failure there.
+public enum PaymentEvent: EventCatalog, Hashable {
+    case authorized(PaymentAuthorized)
+    case captured(PaymentCaptured)
+    case refunded(PaymentRefunded)
+    case failed(PaymentFailed)
+    case unknown(type: String, raw: RawJSON)
+
+    public static let name = "payments"
+    public static let eventTypes: [EventType<PaymentEvent>] = [
+        EventType(PaymentAuthorized.self, PaymentEvent.authorized),
+        EventType(PaymentCaptured.self, PaymentEvent.captured),
+        EventType(PaymentRefunded.self, PaymentEvent.refunded),
+        EventType(PaymentFailed.self, PaymentEvent.failed),
+    ]
+
+
+    public var content: EventContent {
+        switch self {
+        case .authorized(let e): .known(e)
+        case .captured(let e): .known(e)
+        case .refunded(let e): .known(e)
+        case .failed(let e): .known(e)
+        case .unknown(let type, let raw): .unknown(type: type, raw: raw)
+        }
+    }
+
+    public init(from decoder: any Decoder) throws { self = try Self.decodeTagged(from: decoder) }
+    public func encode(to encoder: any Encoder) throws { try encodeTagged(to: encoder) }
+}

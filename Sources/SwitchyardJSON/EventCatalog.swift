@@ -1,0 +1,151 @@
+/// One event type of a catalog: a `Codable` struct with the envelope fields and a wire tag.
+public protocol Event: Codable, Sendable {
+    /// The `type` tag that selects this event on the wire.
+    static var type: String { get }
+    /// The envelope: identity, time, schema version.
+    var envelope: Envelope { get }
+}
+
+/// What a catalog value holds: a known event, or an unrecognised tag with the record's bytes.
+public enum EventContent: Sendable {
+    case known(any Event)
+    case unknown(type: String, raw: RawJSON)
+}
+
+/// An internally tagged event enum with an `.unknown(type:raw:)` case.
+///
+/// Conforming enums list their event types once, in ``eventTypes``, and get tagged decoding and
+/// canonical encoding from this protocol:
+/// ```swift
+/// public enum PaymentEvent: EventCatalog {
+///     case captured(PaymentCaptured)
+///     case unknown(type: String, raw: RawJSON)
+///     public static let name = "payments"
+///     public static let eventTypes = [EventType(PaymentCaptured.self, PaymentEvent.captured)]
+///     public var content: EventContent { … }
+///     public init(from decoder: any Decoder) throws { self = try Self.decodeTagged(from: decoder) }
+///     public func encode(to encoder: any Encoder) throws { try encodeTagged(to: encoder) }
+/// }
+/// ```
+public protocol EventCatalog: Codable, Sendable {
+    /// The catalog's name (`payments`, `feeds`).
+    static var name: String { get }
+    /// The tag key. Default: `type`.
+    static var tagKey: String { get }
+    /// Every known event type.
+    static var eventTypes: [EventType<Self>] { get }
+    /// The value for a tag this build does not know (the enum's `unknown` case satisfies it).
+    static func unknown(type: String, raw: RawJSON) -> Self
+    /// The event, or the unknown tag and bytes.
+    var content: EventContent { get }
+}
+
+/// One entry of ``EventCatalog/eventTypes``: a tag, how to decode its payload, how to wrap it.
+public struct EventType<Catalog>: Sendable {
+    /// The tag.
+    public let type: String
+    /// The payload type.
+    public let payload: any Event.Type
+    let decode: @Sendable (any Decoder) throws -> Catalog
+
+    /// An entry for `event`, wrapped into the catalog by `wrap` (usually the enum case).
+    public init<E: Event>(_ event: E.Type, _ wrap: @escaping @Sendable (E) -> Catalog) {
+        type = E.type
+        payload = E.self
+        decode = { decoder in wrap(try E(from: decoder)) }
+    }
+}
+
+extension EventCatalog {
+    public static var tagKey: String { "type" }
+
+    /// The tag of this value (a known event's type, or the unknown tag).
+    public var type: String {
+        switch content {
+        case .known(let event): Swift.type(of: event).type
+        case .unknown(let type, _): type
+        }
+    }
+
+    /// Whether the tag was unrecognised.
+    public var isUnknown: Bool {
+        if case .unknown = content { return true }
+        return false
+    }
+
+    /// Decodes by tag: a known tag decodes its payload (failures propagate); any other tag is
+    /// ``unknown(type:raw:)``. Only an unrecognised tag is unknown (PRODUCT.md, rule 1).
+    public static func decodeTagged(from decoder: any Decoder) throws -> Self {
+        let container = try decoder.container(keyedBy: JSONKey.self)
+        let tag = try container.decode(String.self, forKey: JSONKey(stringValue: tagKey))
+        for entry in eventTypes where entry.type == tag {
+            return try entry.decode(decoder)
+        }
+        return unknown(type: tag, raw: try RawJSON(from: decoder))
+    }
+
+    /// Encodes the tag first, then the payload; an unknown event as its original bytes.
+    public func encodeTagged(to encoder: any Encoder) throws {
+        switch content {
+        case .known(let event):
+            var container = encoder.container(keyedBy: JSONKey.self)
+            try container.encode(Swift.type(of: event).type, forKey: JSONKey(stringValue: Self.tagKey))
+            try event.encode(to: encoder)
+        case .unknown(_, let raw):
+            try raw.encode(to: encoder)
+        }
+    }
+}
+
+/// The envelope every event carries: `id`, `occurredAt`, `schemaVersion`, flat beside the tag.
+public struct Envelope: Codable, Sendable, Hashable {
+    /// The identity: a non-empty string, never defaulted.
+    public var id: String
+    /// When the event happened (RFC 3339, re-encoded as written).
+    public var occurredAt: Timestamp
+    /// The producer's schema version. Default: 1 (records that predate versioning).
+    public var schemaVersion: Int
+
+    public init(id: String, occurredAt: Timestamp, schemaVersion: Int = 1) {
+        self.id = id
+        self.occurredAt = occurredAt
+        self.schemaVersion = schemaVersion
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, occurredAt, schemaVersion
+    }
+
+    /// Reads the envelope from the event's own object (the fields are not nested on the wire).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decodeIdentifier(forKey: .id)
+        occurredAt = try c.decode(Timestamp.self, forKey: .occurredAt)
+        schemaVersion = try c.decodeIfPresent(Int.self, forKey: .schemaVersion) ?? 1
+    }
+
+    /// Writes the envelope into the event's own object, defaults written out.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(occurredAt, forKey: .occurredAt)
+        try c.encode(schemaVersion, forKey: .schemaVersion)
+    }
+}
+
+extension Event {
+    public var id: String { envelope.id }
+    public var occurredAt: Timestamp { envelope.occurredAt }
+    public var schemaVersion: Int { envelope.schemaVersion }
+}
+
+extension KeyedDecodingContainer {
+    /// Decodes an identifier: a string that must not be empty (empty is `dataCorrupted` at the key).
+    public func decodeIdentifier(forKey key: Key) throws -> String {
+        let value = try decode(String.self, forKey: key)
+        guard !value.isEmpty else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "Identifier must not be empty.")
+        }
+        return value
+    }
+}

@@ -1,0 +1,118 @@
+/// The kind of a decode failure: the Swift `DecodingError` case, plus `unknownType`.
+public enum FailureKind: String, Sendable, Codable, CaseIterable, Comparable {
+    case keyNotFound
+    case valueNotFound
+    case typeMismatch
+    case dataCorrupted
+    /// An unrecognised tag on a strict topic.
+    case unknownType
+
+    public static func < (a: FailureKind, b: FailureKind) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// Why a record could not be decoded: kind, path, tag, and a message without record values.
+public struct DecodeFailure: Error, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The kind.
+    public var kind: FailureKind
+    /// Where in the record: `amount.value`, `tags[2]`; the root is "".
+    public var path: String
+    /// The record's tag, if it could be read.
+    public var type: String?
+    /// What went wrong, without values from the record.
+    public var message: String
+
+    public init(kind: FailureKind, path: String, type: String?, message: String) {
+        self.kind = kind
+        self.path = path
+        self.type = type
+        self.message = message
+    }
+
+    /// Classifies a `DecodingError` (from Switchyard's decoder or Foundation's).
+    public init(_ error: DecodingError, type: String?) {
+        switch error {
+        case .keyNotFound(let key, let context):
+            self.init(kind: .keyNotFound, path: CodingPathRenderer.render(context.codingPath + [key]), type: type,
+                      message: "Missing required key '\(key.stringValue)'.")
+        case .valueNotFound(let valueType, let context):
+            self.init(kind: .valueNotFound, path: CodingPathRenderer.render(context.codingPath), type: type,
+                      message: "Expected \(valueType) but found null.")
+        case .typeMismatch(_, let context):
+            self.init(kind: .typeMismatch, path: CodingPathRenderer.render(context.codingPath), type: type,
+                      message: context.debugDescription)
+        case .dataCorrupted(let context):
+            self.init(kind: .dataCorrupted, path: CodingPathRenderer.render(context.codingPath), type: type,
+                      message: context.debugDescription)
+        @unknown default:
+            self.init(kind: .dataCorrupted, path: "", type: type, message: "Unclassified decoding error.")
+        }
+    }
+
+    /// The failure for an unrecognised tag on a strict topic.
+    public static func unknownType(_ tag: String, catalog: String) -> DecodeFailure {
+        DecodeFailure(kind: .unknownType, path: "", type: tag, message: "Event type is not in the \(catalog) catalog.")
+    }
+
+    public var description: String {
+        "\(kind.rawValue) at '\(path)'\(type.map { " (type \($0))" } ?? ""): \(message)"
+    }
+}
+
+/// The outcome of decoding one record.
+public enum DecodeOutcome<Catalog: EventCatalog>: Sendable {
+    /// A known event.
+    case decoded(Catalog)
+    /// An unrecognised tag (the catalog's `.unknown` value).
+    case unknown(Catalog, type: String)
+    /// A failure, classified.
+    case failed(DecodeFailure)
+}
+
+/// Decodes records of one catalog, reusing its buffers between records. Not thread-safe: one per thread.
+public struct EventDecoder<Catalog: EventCatalog> {
+    /// The decoder (duplicate keys rejected).
+    public var decoder: SwitchyardJSONDecoder
+    private var tape = JSONTape()
+
+    public init(readerOptions: JSONReader.Options = JSONReader.Options(rejectDuplicateKeys: true)) {
+        decoder = SwitchyardJSONDecoder(readerOptions: readerOptions)
+    }
+
+    /// Decodes one record value.
+    ///
+    /// - Returns: the outcome and the number of unknown fields kept.
+    public mutating func decode(_ bytes: UnsafeRawBufferPointer) -> (outcome: DecodeOutcome<Catalog>, unknownFields: Int) {
+        do {
+            let (value, report) = try decoder.decode(Catalog.self, from: bytes, tape: &tape)
+            if case .unknown(let type, _) = value.content { return (.unknown(value, type: type), 0) }
+            return (.decoded(value), report.unknownFieldCount)
+        } catch let error as DecodingError {
+            return (.failed(DecodeFailure(error, type: readableTag(bytes))), 0)
+        } catch {
+            return (.failed(DecodeFailure(kind: .dataCorrupted, path: "", type: readableTag(bytes),
+                                          message: "Unexpected error while decoding: \(Swift.type(of: error))")), 0)
+        }
+    }
+
+    /// Decodes one record value.
+    public mutating func decode(_ bytes: [UInt8]) -> (outcome: DecodeOutcome<Catalog>, unknownFields: Int) {
+        bytes.withUnsafeBytes { decode($0) }
+    }
+
+    /// The tag of a record whose decode failed, if the JSON is valid and the tag is a string.
+    private func readableTag(_ bytes: UnsafeRawBufferPointer) -> String? {
+        var tape = self.tape
+        // A partial tape (the reader stopped) has an unclosed root. Duplicate keys stop the reader
+        // while the tag may still be readable: read again without that rule.
+        if tape.count == 0 || tape[0].next != UInt32(tape.count) {
+            var lenient = decoder.readerOptions
+            lenient.rejectDuplicateKeys = false
+            do { try JSONReader(options: lenient).parse(bytes, into: &tape) } catch { return nil }
+        }
+        guard tape[0].kind == .object else { return nil }
+        let state = DecoderState(bytes: bytes, tape: tape)
+        defer { state.release() }
+        guard let v = state.find(Catalog.tagKey, in: 0), tape[v].kind == .string else { return nil }
+        return state.string(at: v)
+    }
+}

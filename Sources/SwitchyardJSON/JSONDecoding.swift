@@ -1,0 +1,540 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Decodes `Decodable` types from JSON bytes on a ``JSONTape``, with Foundation-compatible errors.
+///
+/// Differences from Foundation's `JSONDecoder`, on purpose (PRODUCT.md, decoding rule 5):
+/// duplicate keys are `dataCorrupted` (with ``JSONReader/Options/rejectDuplicateKeys``), and a number
+/// that does not fit its field is `dataCorrupted` at that field's path rather than at the root.
+///
+/// It also gives ``UnknownFields`` and ``RawJSON`` their raw bytes, which no other decoder can.
+public struct SwitchyardJSONDecoder: Sendable {
+    /// Reader rules for the input.
+    public var readerOptions: JSONReader.Options
+
+    public init(readerOptions: JSONReader.Options = JSONReader.Options(rejectDuplicateKeys: true)) {
+        self.readerOptions = readerOptions
+    }
+
+    /// What a decode produced besides the value.
+    public struct Report: Sendable {
+        /// Members kept in ``UnknownFields`` bags anywhere in the value.
+        public var unknownFieldCount: Int
+    }
+
+    /// Decodes `type` from `bytes`, reusing `tape`'s storage.
+    ///
+    /// - Throws: `DecodingError`; invalid JSON is `dataCorrupted` at the root with the byte offset in
+    ///   the message and the ``JSONSyntaxError`` as underlying error.
+    public func decode<T: Decodable>(
+        _ type: T.Type, from bytes: UnsafeRawBufferPointer, tape: inout JSONTape
+    ) throws -> (value: T, report: Report) {
+        do {
+            try JSONReader(options: readerOptions).parse(bytes, into: &tape)
+        } catch {
+            throw Self.decodingError(for: error, tape: tape, bytes: bytes)
+        }
+        let state = DecoderState(bytes: bytes, tape: tape)
+        defer { state.release() }
+        let value = try T(from: _JSONDecoder(state: state, node: 0))
+        return (value, Report(unknownFieldCount: state.unknownFieldCount))
+    }
+
+    /// Decodes `type` from `bytes`.
+    public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        var tape = JSONTape()
+        return try bytes.withUnsafeBytes { try decode(type, from: $0, tape: &tape).value }
+    }
+
+    /// Turns a reader error into the `DecodingError` that the decoding rules ask for.
+    static func decodingError(for error: JSONSyntaxError, tape: JSONTape, bytes: UnsafeRawBufferPointer) -> DecodingError {
+        if case .duplicateKey(let object, let key) = error.reason {
+            // The path of the duplicated member: the object's path plus the key.
+            let state = DecoderState(bytes: bytes, tape: tape)
+            defer { state.release() }
+            var path = state.codingPath(to: object)
+            path.append(JSONKey(stringValue: state.string(at: key)))
+            return .dataCorrupted(.init(codingPath: path, debugDescription: "Duplicate key in object.", underlyingError: error))
+        }
+        return .dataCorrupted(.init(codingPath: [], debugDescription: error.description, underlyingError: error))
+    }
+}
+
+// MARK: - Shared state of one decode
+
+/// The bytes, the tape and scratch space of one decode. Lives only during `decode`.
+final class DecoderState {
+    let base: UnsafePointer<UInt8>
+    let byteCount: Int
+    let nodes: UnsafeBufferPointer<JSONNode>
+    /// Per node: for objects, the next key to try (a lookup hint); for keys, 1 once looked up.
+    let scratch: UnsafeMutableBufferPointer<UInt32>
+    private let tapeCopy: ContiguousArray<JSONNode>
+    var unknownFieldCount = 0
+
+    init(bytes: UnsafeRawBufferPointer, tape: JSONTape) {
+        base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafePointer(bitPattern: 1)!
+        byteCount = bytes.count
+        // Keep the tape's storage alive while we hold a pointer into it.
+        tapeCopy = tape.nodes
+        nodes = tapeCopy.withUnsafeBufferPointer { $0 }
+        scratch = .allocate(capacity: max(tape.count, 1))
+        scratch.initialize(repeating: 0)
+    }
+
+    func release() {
+        scratch.deallocate()
+    }
+
+    // MARK: Values
+
+    /// The raw bytes of the node (strings without quotes).
+    @inline(__always) func raw(_ node: JSONNode) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: base + Int(node.start), count: Int(node.end &- node.start))
+    }
+
+    /// The full JSON text of the node at `index` (strings with quotes).
+    func text(at index: Int) -> UnsafeBufferPointer<UInt8> {
+        let node = nodes[index]
+        if node.kind == .string {
+            return UnsafeBufferPointer(start: base + Int(node.start) - 1, count: Int(node.end - node.start) + 2)
+        }
+        return raw(node)
+    }
+
+    /// The unescaped string value at `index` (which must be a string node).
+    func string(at index: Int) -> String {
+        let node = nodes[index]
+        if node.isEscaped {
+            return String(decoding: JSONString.unescape(raw(node)), as: UTF8.self)
+        }
+        return String(decoding: raw(node), as: UTF8.self)
+    }
+
+    /// Whether the string node at `index` equals `utf8`.
+    @inline(__always) func stringEquals(_ index: Int, _ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        let node = nodes[index]
+        if !node.isEscaped {
+            let length = Int(node.end &- node.start)
+            return length == utf8.count && (length == 0 || memcmp(base + Int(node.start), utf8.baseAddress!, length) == 0)
+        }
+        return JSONString.unescape(raw(node)).elementsEqual(utf8)
+    }
+
+    /// Finds the value of `key` in the object at `object`, marking the key as looked up.
+    @inline(__always) func find(_ key: String, in object: Int) -> Int? {
+        var key = key
+        return key.withUTF8 { find(utf8: $0, in: object) }
+    }
+
+    func find(utf8 key: UnsafeBufferPointer<UInt8>, in object: Int) -> Int? {
+        let memberCount = Int(nodes[object].count)
+        guard memberCount > 0 else { return nil }
+        let first = object + 1
+        let end = Int(nodes[object].next)
+        // Members are usually read in the order they were written: start after the last hit.
+        let hint = Int(scratch[object])
+        var k = hint > first && hint < end ? hint : first
+        for _ in 0..<memberCount {
+            let value = k + 1
+            if stringEquals(k, key) {
+                scratch[k] = 1
+                let after = Int(nodes[value].next)
+                scratch[object] = UInt32(after < end ? after : first)
+                return value
+            }
+            k = Int(nodes[value].next)
+            if k >= end { k = first }
+        }
+        return nil
+    }
+
+    // MARK: Paths
+
+    /// The coding path from the root to the node at `index`.
+    func codingPath(to index: Int) -> [any CodingKey] {
+        JSONTape.path(nodes: nodes, to: index).map { step -> any CodingKey in
+            switch step {
+            case .key(let k): JSONKey(stringValue: string(at: k))
+            case .index(let i): JSONKey.index(i)
+            }
+        }
+    }
+
+    // MARK: Numbers
+
+    /// Reads an integer of type `T`; a number that does not fit is `nil`.
+    func integer<T: FixedWidthInteger>(_ node: JSONNode, as: T.Type) -> T? {
+        let bytes = raw(node)
+        if node.isInteger {
+            var i = 0
+            let negative = bytes[0] == UInt8(ascii: "-")
+            if negative {
+                guard T.isSigned else { return bytes.count == 2 && bytes[1] == UInt8(ascii: "0") ? 0 : nil }
+                i = 1
+            }
+            var value: T = 0
+            while i < bytes.count {
+                let digit = T(bytes[i] &- UInt8(ascii: "0"))
+                let (m, o1) = value.multipliedReportingOverflow(by: 10)
+                let (s, o2) = negative ? m.subtractingReportingOverflow(digit) : m.addingReportingOverflow(digit)
+                if o1 || o2 { return nil }
+                value = s
+                i += 1
+            }
+            return value
+        }
+        // Fraction or exponent: accept it when it is exactly an integer (as Foundation does for 1e2, 1.0).
+        guard let double = self.double(node), double.isFinite, double.rounded(.towardZero) == double else { return nil }
+        // Doubles above 2^53 are not exact; refuse rather than guess.
+        guard abs(double) <= 9_007_199_254_740_992 else { return nil }
+        return T(exactly: double)
+    }
+
+    /// Reads a number as a Double (nil if it is not finite).
+    func double(_ node: JSONNode) -> Double? {
+        let bytes = raw(node)
+        let value: Double = withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { buffer in
+            for (i, b) in bytes.enumerated() { buffer[i] = CChar(bitPattern: b) }
+            buffer[bytes.count] = 0
+            return strtod(buffer.baseAddress!, nil)
+        }
+        return value.isFinite ? value : nil
+    }
+}
+
+// MARK: - The Decoder
+
+/// The `Decoder` over one node. Nested values get their own instance; the state is shared.
+final class _JSONDecoder: Decoder {
+    let state: DecoderState
+    let node: Int
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    init(state: DecoderState, node: Int) {
+        self.state = state
+        self.node = node
+    }
+
+    var codingPath: [any CodingKey] { state.codingPath(to: node) }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        let n = state.nodes[node]
+        guard n.kind == .object else {
+            if n.kind == .null {
+                throw DecodingError.valueNotFound(
+                    [String: Any].self,
+                    .init(codingPath: codingPath, debugDescription: "Cannot get keyed decoding container -- found null value instead"))
+            }
+            throw DecodingError.typeMismatch(
+                [String: Any].self,
+                .init(codingPath: codingPath, debugDescription: "Expected to decode Dictionary<String, Any> but found \(n.kind.article) instead."))
+        }
+        return KeyedDecodingContainer(_KeyedContainer<Key>(decoder: self, object: node))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let n = state.nodes[node]
+        guard n.kind == .array else {
+            if n.kind == .null {
+                throw DecodingError.valueNotFound(
+                    [Any].self,
+                    .init(codingPath: codingPath, debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
+            }
+            throw DecodingError.typeMismatch(
+                [Any].self,
+                .init(codingPath: codingPath, debugDescription: "Expected to decode Array<Any> but found \(n.kind.article) instead."))
+        }
+        return _UnkeyedContainer(decoder: self, array: node)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        _SingleValueContainer(decoder: self)
+    }
+
+    // MARK: Reading one node, shared by the three containers
+
+    /// The error for a node of the wrong kind (`typeMismatch`, or `valueNotFound` for null).
+    func mismatch(_ type: Any.Type, at index: Int, path: @autoclosure () -> [any CodingKey]) -> DecodingError {
+        let n = state.nodes[index]
+        if n.kind == .null {
+            return .valueNotFound(type, .init(codingPath: path(), debugDescription: "Cannot get value of type \(type) -- found null value instead"))
+        }
+        return .typeMismatch(type, .init(codingPath: path(), debugDescription: "Expected to decode \(type) but found \(n.kind.article) instead."))
+    }
+
+    @inline(__always) func decodeString(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> String {
+        let n = state.nodes[index]
+        guard n.kind == .string else { throw mismatch(String.self, at: index, path: path()) }
+        if n.isEscaped { return String(decoding: JSONString.unescape(state.raw(n)), as: UTF8.self) }
+        return String(decoding: state.raw(n), as: UTF8.self)
+    }
+
+    @inline(__always) func decodeBool(at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> Bool {
+        switch state.nodes[index].kind {
+        case .true: return true
+        case .false: return false
+        default: throw mismatch(Bool.self, at: index, path: path())
+        }
+    }
+
+    @inline(__always) func decodeInteger<T: FixedWidthInteger>(
+        _ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey]
+    ) throws -> T {
+        let n = state.nodes[index]
+        guard n.kind == .number else { throw mismatch(T.self, at: index, path: path()) }
+        guard let value = state.integer(n, as: T.self) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: path(), debugDescription: "Number does not fit in \(T.self) (out of range or not an integer)."))
+        }
+        return value
+    }
+
+    @inline(__always) func decodeFloatingPoint<T: BinaryFloatingPoint>(
+        _ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey]
+    ) throws -> T {
+        let n = state.nodes[index]
+        guard n.kind == .number else { throw mismatch(T.self, at: index, path: path()) }
+        guard let value = state.double(n), T(value).isFinite else {
+            throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "Number is not representable as \(T.self)."))
+        }
+        return T(value)
+    }
+
+    @inline(__always) func decodeValue<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
+        try T(from: _JSONDecoder(state: state, node: index))
+    }
+}
+
+// MARK: - Keyed
+
+struct _KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: _JSONDecoder
+    let object: Int
+    var state: DecoderState { decoder.state }
+
+    var codingPath: [any CodingKey] { decoder.codingPath }
+
+    var allKeys: [Key] {
+        state.nodes.isEmpty ? [] : JSONTape.memberKeys(nodes: state.nodes, object: object).compactMap { Key(stringValue: state.string(at: $0)) }
+    }
+
+    func contains(_ key: Key) -> Bool { state.find(key.stringValue, in: object) != nil }
+
+    func path(_ key: Key) -> [any CodingKey] { codingPath + [key] }
+
+    @inline(__always) func value(_ key: Key) throws -> Int {
+        guard let v = state.find(key.stringValue, in: object) else {
+            throw DecodingError.keyNotFound(
+                key, .init(codingPath: codingPath, debugDescription: "No value associated with key \(key.stringValue)."))
+        }
+        return v
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool { state.nodes[try value(key)].kind == .null }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try decoder.decodeBool(at: try value(key), path: path(key))
+    }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try decoder.decodeString(at: try value(key), path: path(key))
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try decoder.decodeFloatingPoint(type, at: try value(key), path: path(key))
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try decoder.decodeFloatingPoint(type, at: try value(key), path: path(key))
+    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(type, key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(type, key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(type, key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(type, key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(type, key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(type, key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(type, key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(type, key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(type, key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(type, key) }
+
+    @inline(__always) func integer<T: FixedWidthInteger>(_ type: T.Type, _ key: Key) throws -> T {
+        try decoder.decodeInteger(type, at: try value(key), path: path(key))
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try decoder.decodeValue(type, at: try value(key))
+    }
+
+    // decodeIfPresent: one lookup instead of the default's three. Absent or null → nil.
+    @inline(__always) func present(_ key: Key) -> Int? {
+        guard let v = state.find(key.stringValue, in: object), state.nodes[v].kind != .null else { return nil }
+        return v
+    }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        guard let v = present(key) else { return nil }
+        return try decoder.decodeString(at: v, path: path(key))
+    }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        guard let v = present(key) else { return nil }
+        return try decoder.decodeBool(at: v, path: path(key))
+    }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        guard let v = present(key) else { return nil }
+        return try decoder.decodeInteger(type, at: v, path: path(key))
+    }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        guard let v = present(key) else { return nil }
+        return try decoder.decodeInteger(type, at: v, path: path(key))
+    }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let v = present(key) else { return nil }
+        return try decoder.decodeValue(type, at: v)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        try _JSONDecoder(state: state, node: try value(key)).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try _JSONDecoder(state: state, node: try value(key)).unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder {
+        try superDecoder(forKey: Key(stringValue: "super")!)
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        _JSONDecoder(state: state, node: try value(key))
+    }
+}
+
+extension JSONTape {
+    /// The key node indices of an object's members.
+    static func memberKeys(nodes: UnsafeBufferPointer<JSONNode>, object: Int) -> [Int] {
+        var keys: [Int] = []
+        var k = object + 1
+        for _ in 0..<nodes[object].count {
+            keys.append(k)
+            k = Int(nodes[k + 1].next)
+        }
+        return keys
+    }
+}
+
+// MARK: - Unkeyed
+
+struct _UnkeyedContainer: UnkeyedDecodingContainer {
+    let decoder: _JSONDecoder
+    let array: Int
+    private(set) var currentIndex = 0
+    private var nextNode: Int
+    var state: DecoderState { decoder.state }
+
+    init(decoder: _JSONDecoder, array: Int) {
+        self.decoder = decoder
+        self.array = array
+        self.nextNode = array + 1
+    }
+
+    var codingPath: [any CodingKey] { decoder.codingPath }
+    var count: Int? { Int(state.nodes[array].count) }
+    var isAtEnd: Bool { currentIndex >= Int(state.nodes[array].count) }
+
+    func path() -> [any CodingKey] { codingPath + [JSONKey.index(currentIndex)] }
+
+    /// Returns the current element's node and advances.
+    mutating func take(_ type: Any.Type) throws -> Int {
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(type, .init(codingPath: path(), debugDescription: "Unkeyed container is at end."))
+        }
+        let node = nextNode
+        nextNode = Int(state.nodes[node].next)
+        currentIndex += 1
+        return node
+    }
+
+    /// Reads the current element with `read`; advances only on success, as Foundation does.
+    mutating func read<T>(_ type: T.Type, _ read: (_JSONDecoder, Int, [any CodingKey]) throws -> T) throws -> T {
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(type, .init(codingPath: path(), debugDescription: "Unkeyed container is at end."))
+        }
+        let value = try read(decoder, nextNode, path())
+        _ = try take(type)
+        return value
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(Any?.self, .init(codingPath: path(), debugDescription: "Unkeyed container is at end."))
+        }
+        if state.nodes[nextNode].kind == .null {
+            _ = try take(Any?.self)
+            return true
+        }
+        return false
+    }
+
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try read(type) { try $0.decodeBool(at: $1, path: $2) } }
+    mutating func decode(_ type: String.Type) throws -> String { try read(type) { try $0.decodeString(at: $1, path: $2) } }
+    mutating func decode(_ type: Double.Type) throws -> Double { try read(type) { try $0.decodeFloatingPoint(type, at: $1, path: $2) } }
+    mutating func decode(_ type: Float.Type) throws -> Float { try read(type) { try $0.decodeFloatingPoint(type, at: $1, path: $2) } }
+    mutating func decode(_ type: Int.Type) throws -> Int { try integer(type) }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try integer(type) }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try integer(type) }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try integer(type) }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try integer(type) }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try integer(type) }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type) }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type) }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
+
+    mutating func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+        try read(type) { try $0.decodeInteger(type, at: $1, path: $2) }
+    }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try read(type) { d, node, _ in try d.decodeValue(type, at: node) }
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        try read(KeyedDecodingContainer<NestedKey>.self) { d, node, _ in
+            try _JSONDecoder(state: d.state, node: node).container(keyedBy: type)
+        }
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try read((any UnkeyedDecodingContainer).self) { d, node, _ in try _JSONDecoder(state: d.state, node: node).unkeyedContainer() }
+    }
+
+    mutating func superDecoder() throws -> any Decoder {
+        _JSONDecoder(state: state, node: try take((any Decoder).self))
+    }
+}
+
+// MARK: - Single value
+
+struct _SingleValueContainer: SingleValueDecodingContainer {
+    let decoder: _JSONDecoder
+    var codingPath: [any CodingKey] { decoder.codingPath }
+    var node: Int { decoder.node }
+
+    func decodeNil() -> Bool { decoder.state.nodes[node].kind == .null }
+    func decode(_ type: Bool.Type) throws -> Bool { try decoder.decodeBool(at: node, path: codingPath) }
+    func decode(_ type: String.Type) throws -> String { try decoder.decodeString(at: node, path: codingPath) }
+    func decode(_ type: Double.Type) throws -> Double { try decoder.decodeFloatingPoint(type, at: node, path: codingPath) }
+    func decode(_ type: Float.Type) throws -> Float { try decoder.decodeFloatingPoint(type, at: node, path: codingPath) }
+    func decode(_ type: Int.Type) throws -> Int { try decoder.decodeInteger(type, at: node, path: codingPath) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try decoder.decodeInteger(type, at: node, path: codingPath) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try decoder.decodeInteger(type, at: node, path: codingPath) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try decoder.decodeInteger(type, at: node, path: codingPath) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try decoder.decodeInteger(type, at: node, path: codingPath) }
+    func decode(_ type: UInt.Type) throws -> UInt { try decoder.decodeInteger(type, at: node, path: codingPath) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.decodeInteger(type, at: node, path: codingPath) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.decodeInteger(type, at: node, path: codingPath) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.decodeInteger(type, at: node, path: codingPath) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.decodeInteger(type, at: node, path: codingPath) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try T(from: decoder) }
+}

@@ -1,0 +1,521 @@
+/// Why a JSON text was rejected, and where.
+public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, in a form that never quotes input bytes.
+    public enum Reason: Sendable, Equatable {
+        case empty
+        case unexpectedCharacter
+        case unexpectedEnd
+        case trailingContent
+        case invalidNumber
+        case invalidEscape
+        case invalidUnicodeEscape
+        case loneSurrogate
+        case controlCharacterInString
+        case invalidUTF8
+        case byteOrderMark
+        case tooDeep(limit: Int)
+        case tooLarge(limit: Int)
+        /// A key that appears twice in one object (only with ``JSONReader/Options/rejectDuplicateKeys``).
+        /// `object` is the tape index of the object, `key` the tape index of the second occurrence.
+        case duplicateKey(object: Int, key: Int)
+    }
+
+    /// The reason.
+    public var reason: Reason
+    /// The byte offset in the input where the problem was found.
+    public var offset: Int
+
+    public init(_ reason: Reason, at offset: Int) {
+        self.reason = reason
+        self.offset = offset
+    }
+
+    /// A message without record values.
+    public var description: String {
+        let what: String
+        switch reason {
+        case .empty: what = "empty input"
+        case .unexpectedCharacter: what = "unexpected character"
+        case .unexpectedEnd: what = "unexpected end of input"
+        case .trailingContent: what = "content after the JSON value"
+        case .invalidNumber: what = "malformed number"
+        case .invalidEscape: what = "invalid escape sequence in string"
+        case .invalidUnicodeEscape: what = "invalid \\u escape in string"
+        case .loneSurrogate: what = "unpaired UTF-16 surrogate escape in string"
+        case .controlCharacterInString: what = "unescaped control character in string"
+        case .invalidUTF8: what = "invalid UTF-8"
+        case .byteOrderMark: what = "byte order mark before JSON text"
+        case .tooDeep(let limit): what = "nesting deeper than \(limit)"
+        case .tooLarge(let limit): what = "record larger than \(limit) bytes"
+        case .duplicateKey: what = "duplicate key in object"
+        }
+        return "Invalid JSON: \(what) at byte offset \(offset)."
+    }
+}
+
+/// A strict RFC 8259 reader that records every value's byte range on a ``JSONTape``.
+///
+/// It validates UTF-8 (no overlong forms, no encoded surrogates), escapes (including surrogate pairs),
+/// number grammar and nesting depth, without converting any value: values are read later, lazily,
+/// from their byte ranges.
+public struct JSONReader: Sendable {
+    /// Reader limits and rules.
+    public struct Options: Sendable {
+        /// Deepest nesting of arrays and objects accepted. Default: 512.
+        public var maxDepth: Int = 512
+        /// Largest input accepted, in bytes. Default: 64 MiB (offsets are 32-bit).
+        public var maxBytes: Int = 64 << 20
+        /// Reject objects with the same key twice (compared after unescaping). Default: false, as
+        /// RFC 8259 only says names SHOULD be unique; event decoding turns it on.
+        public var rejectDuplicateKeys: Bool = false
+
+        public init(maxDepth: Int = 512, maxBytes: Int = 64 << 20, rejectDuplicateKeys: Bool = false) {
+            self.maxDepth = maxDepth
+            self.maxBytes = min(maxBytes, Int(UInt32.max - 1))
+            self.rejectDuplicateKeys = rejectDuplicateKeys
+        }
+    }
+
+    /// The options in force.
+    public var options: Options
+
+    public init(options: Options = Options()) {
+        self.options = options
+    }
+
+    /// Parses `bytes` onto `tape` (cleared first).
+    public func parse(_ bytes: UnsafeRawBufferPointer, into tape: inout JSONTape) throws(JSONSyntaxError) {
+        tape.nodes.removeAll(keepingCapacity: true)
+        guard bytes.count <= options.maxBytes else { throw JSONSyntaxError(.tooLarge(limit: options.maxBytes), at: 0) }
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count > 0 else {
+            throw JSONSyntaxError(.empty, at: 0)
+        }
+        var parser = Parser(base: base, count: bytes.count, options: options)
+        try parser.run(&tape.nodes)
+    }
+
+    /// Parses `bytes` and returns a new tape.
+    public func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONTape {
+        var tape = JSONTape()
+        do {
+            try bytes.withUnsafeBytes { buffer in
+                do { try parse(buffer, into: &tape) } catch { throw error }
+            }
+        } catch let error as JSONSyntaxError {
+            throw error
+        } catch {
+            fatalError("unreachable: parse throws only JSONSyntaxError")
+        }
+        return tape
+    }
+}
+
+// MARK: - The parser
+
+/// Byte classes for the string scanner: 0 plain ASCII, 1 quote, 2 backslash, 3 control, 4 non-ASCII.
+private let stringClass: [UInt8] = {
+    var table = [UInt8](repeating: 0, count: 256)
+    for b in 0..<0x20 { table[b] = 3 }
+    table[Int(UInt8(ascii: "\""))] = 1
+    table[Int(UInt8(ascii: "\\"))] = 2
+    for b in 0x80..<0x100 { table[b] = 4 }
+    return table
+}()
+
+private struct Parser {
+    let base: UnsafePointer<UInt8>
+    let count: Int
+    let options: Options
+    var i = 0
+    /// Open containers: tape index of each.
+    var stack: [Int] = []
+
+    typealias Options = JSONReader.Options
+
+    init(base: UnsafePointer<UInt8>, count: Int, options: Options) {
+        self.base = base
+        self.count = count
+        self.options = options
+        stack.reserveCapacity(16)
+    }
+
+    @inline(__always) func byte(_ at: Int) -> UInt8 { base[at] }
+
+    @inline(__always) mutating func skipWhitespace() {
+        while i < count {
+            let c = base[i]
+            // space, \t, \n, \r
+            if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { i += 1 } else { return }
+        }
+    }
+
+    @inline(__always) func fail(_ reason: JSONSyntaxError.Reason, at offset: Int? = nil) -> JSONSyntaxError {
+        JSONSyntaxError(reason, at: offset ?? i)
+    }
+
+    mutating func run(_ nodes: inout ContiguousArray<JSONNode>) throws(JSONSyntaxError) {
+        if count >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF {
+            throw fail(.byteOrderMark, at: 0)
+        }
+        skipWhitespace()
+        guard i < count else { throw fail(count == 0 ? .empty : .unexpectedEnd) }
+
+        // The loop alternates "expect a value" and "after a value" without recursion.
+        valueLoop: while true {
+            // MARK: expect a value
+            guard i < count else { throw fail(.unexpectedEnd) }
+            let c = base[i]
+            switch c {
+            case UInt8(ascii: "{"):
+                try open(.object, &nodes)
+                skipWhitespace()
+                guard i < count else { throw fail(.unexpectedEnd) }
+                if base[i] == UInt8(ascii: "}") {
+                    close(&nodes)
+                } else {
+                    try member(&nodes)
+                    continue valueLoop
+                }
+            case UInt8(ascii: "["):
+                try open(.array, &nodes)
+                skipWhitespace()
+                guard i < count else { throw fail(.unexpectedEnd) }
+                if base[i] == UInt8(ascii: "]") {
+                    close(&nodes)
+                } else {
+                    continue valueLoop
+                }
+            case UInt8(ascii: "\""):
+                try string(&nodes)
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                try number(&nodes)
+            case UInt8(ascii: "t"):
+                try literal("true", .true, &nodes)
+            case UInt8(ascii: "f"):
+                try literal("false", .false, &nodes)
+            case UInt8(ascii: "n"):
+                try literal("null", .null, &nodes)
+            default:
+                throw fail(.unexpectedCharacter)
+            }
+
+            // MARK: after a value
+            while true {
+                guard let top = stack.last else {
+                    skipWhitespace()
+                    guard i == count else { throw fail(.trailingContent) }
+                    return
+                }
+                skipWhitespace()
+                guard i < count else { throw fail(.unexpectedEnd) }
+                let d = base[i]
+                if nodes[top].kind == .object {
+                    if d == UInt8(ascii: ",") {
+                        i += 1
+                        skipWhitespace()
+                        try member(&nodes)
+                        continue valueLoop
+                    } else if d == UInt8(ascii: "}") {
+                        if options.rejectDuplicateKeys { try checkDuplicates(object: top, nodes) }
+                        close(&nodes)
+                    } else {
+                        throw fail(.unexpectedCharacter)
+                    }
+                } else {
+                    if d == UInt8(ascii: ",") {
+                        i += 1
+                        skipWhitespace()
+                        nodes[top].count += 1
+                        continue valueLoop
+                    } else if d == UInt8(ascii: "]") {
+                        close(&nodes)
+                    } else {
+                        throw fail(.unexpectedCharacter)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Opens a container at `i` (which holds `{` or `[`).
+    @inline(__always) mutating func open(_ kind: JSONKind, _ nodes: inout ContiguousArray<JSONNode>) throws(JSONSyntaxError) {
+        guard stack.count < options.maxDepth else { throw fail(.tooDeep(limit: options.maxDepth)) }
+        stack.append(nodes.count)
+        // Arrays count their first element here; later ones at each comma.
+        nodes.append(JSONNode(start: UInt32(i), end: 0, next: 0, count: kind == .array ? 1 : 0, kind: kind, flags: 0))
+        i += 1
+    }
+
+    /// Closes the innermost container at `i` (which holds `}` or `]`).
+    @inline(__always) mutating func close(_ nodes: inout ContiguousArray<JSONNode>) {
+        let top = stack.removeLast()
+        i += 1
+        nodes[top].end = UInt32(i)
+        nodes[top].next = UInt32(nodes.count)
+        // An empty array was counted as one element on open.
+        if nodes[top].kind == .array && nodes[top].next == UInt32(top + 1) { nodes[top].count = 0 }
+    }
+
+    /// Reads `"key" :` at `i` and counts the member.
+    @inline(__always) mutating func member(_ nodes: inout ContiguousArray<JSONNode>) throws(JSONSyntaxError) {
+        guard i < count else { throw fail(.unexpectedEnd) }
+        guard base[i] == UInt8(ascii: "\"") else { throw fail(.unexpectedCharacter) }
+        nodes[stack[stack.count - 1]].count += 1
+        try string(&nodes)
+        skipWhitespace()
+        guard i < count else { throw fail(.unexpectedEnd) }
+        guard base[i] == UInt8(ascii: ":") else { throw fail(.unexpectedCharacter) }
+        i += 1
+        skipWhitespace()
+    }
+
+    @inline(__always) mutating func literal(
+        _ text: StaticString, _ kind: JSONKind, _ nodes: inout ContiguousArray<JSONNode>
+    ) throws(JSONSyntaxError) {
+        let n = text.utf8CodeUnitCount
+        let p = text.utf8Start
+        guard i + n <= count else {
+            // Report the first mismatching byte, or the end.
+            var j = 0
+            while i + j < count && base[i + j] == p[j] { j += 1 }
+            throw fail(i + j == count ? .unexpectedEnd : .unexpectedCharacter, at: i + j)
+        }
+        for j in 1..<n where base[i + j] != p[j] { throw fail(.unexpectedCharacter, at: i + j) }
+        nodes.append(JSONNode(start: UInt32(i), end: UInt32(i + n), next: UInt32(nodes.count + 1), count: 0, kind: kind, flags: 0))
+        i += n
+    }
+
+    mutating func number(_ nodes: inout ContiguousArray<JSONNode>) throws(JSONSyntaxError) {
+        let start = i
+        var flags = JSONNode.integer
+        if base[i] == UInt8(ascii: "-") {
+            flags |= JSONNode.negative
+            i += 1
+        }
+        guard i < count else { throw fail(.unexpectedEnd) }
+        let first = base[i]
+        if first == UInt8(ascii: "0") {
+            i += 1
+        } else if first >= UInt8(ascii: "1") && first <= UInt8(ascii: "9") {
+            i += 1
+            while i < count && base[i] &- UInt8(ascii: "0") < 10 { i += 1 }
+        } else {
+            throw fail(.invalidNumber)
+        }
+        if i < count && base[i] == UInt8(ascii: ".") {
+            flags &= ~JSONNode.integer
+            i += 1
+            let digits = i
+            while i < count && base[i] &- UInt8(ascii: "0") < 10 { i += 1 }
+            guard i > digits else { throw fail(i == count ? .unexpectedEnd : .invalidNumber) }
+        }
+        if i < count && (base[i] | 0x20) == UInt8(ascii: "e") {
+            flags &= ~JSONNode.integer
+            i += 1
+            if i < count && (base[i] == UInt8(ascii: "+") || base[i] == UInt8(ascii: "-")) { i += 1 }
+            let digits = i
+            while i < count && base[i] &- UInt8(ascii: "0") < 10 { i += 1 }
+            guard i > digits else { throw fail(i == count ? .unexpectedEnd : .invalidNumber) }
+        }
+        // A number must end at a delimiter; "01" or "1x" are malformed numbers.
+        if i < count {
+            let d = base[i]
+            if (d &- UInt8(ascii: "0") < 10) || d == UInt8(ascii: ".") || (d | 0x20) == UInt8(ascii: "e")
+                || d == UInt8(ascii: "+") || d == UInt8(ascii: "-")
+            {
+                throw fail(.invalidNumber)
+            }
+        }
+        nodes.append(JSONNode(start: UInt32(start), end: UInt32(i), next: UInt32(nodes.count + 1), count: 0, kind: .number, flags: flags))
+    }
+
+    mutating func string(_ nodes: inout ContiguousArray<JSONNode>) throws(JSONSyntaxError) {
+        i += 1  // opening quote
+        let start = i
+        var flags: UInt8 = 0
+        try stringClass.withUnsafeBufferPointer { (table) throws(JSONSyntaxError) in
+            while true {
+                // Fast path: eight plain ASCII bytes at a time.
+                while i + 8 <= count {
+                    let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                    if Self.hasSpecialByte(word) { break }
+                    i += 8
+                }
+                guard i < count else { throw fail(.unexpectedEnd) }
+                let c = base[i]
+                switch table[Int(c)] {
+                case 0:
+                    i += 1
+                case 1:
+                    return
+                case 2:
+                    flags = JSONNode.escaped
+                    try escape()
+                case 3:
+                    throw fail(.controlCharacterInString)
+                default:
+                    try utf8Sequence()
+                }
+            }
+        }
+        nodes.append(JSONNode(start: UInt32(start), end: UInt32(i), next: UInt32(nodes.count + 1), count: 0, kind: .string, flags: flags))
+        i += 1  // closing quote
+    }
+
+    /// True if any byte of `word` is `"`, `\`, a control character or non-ASCII.
+    @inline(__always) static func hasSpecialByte(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZero(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+        let quote = hasZero(word ^ (ones &* 0x22))
+        let backslash = hasZero(word ^ (ones &* 0x5C))
+        let control = (word &- (ones &* 0x20)) & ~word & highs  // bytes < 0x20 (and borrow effects on >= 0x80)
+        return (quote | backslash | control | (word & highs)) != 0
+    }
+
+    /// Validates one escape sequence at `i` (which holds the backslash).
+    @inline(__always) mutating func escape() throws(JSONSyntaxError) {
+        guard i + 1 < count else { throw fail(.unexpectedEnd, at: count) }
+        switch base[i + 1] {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+            UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            i += 2
+        case UInt8(ascii: "u"):
+            let unit = try hex4(at: i + 2)
+            if unit >= 0xD800 && unit <= 0xDBFF {
+                // A high surrogate must be followed by an escaped low surrogate.
+                guard i + 7 < count, base[i + 6] == UInt8(ascii: "\\"), base[i + 7] == UInt8(ascii: "u") else {
+                    throw fail(.loneSurrogate)
+                }
+                let low = try hex4(at: i + 8)
+                guard low >= 0xDC00 && low <= 0xDFFF else { throw fail(.loneSurrogate) }
+                i += 12
+            } else if unit >= 0xDC00 && unit <= 0xDFFF {
+                throw fail(.loneSurrogate)
+            } else {
+                i += 6
+            }
+        default:
+            throw fail(.invalidEscape)
+        }
+    }
+
+    @inline(__always) func hex4(at offset: Int) throws(JSONSyntaxError) -> UInt32 {
+        guard offset + 4 <= count else { throw fail(.unexpectedEnd, at: count) }
+        var value: UInt32 = 0
+        for k in 0..<4 {
+            let c = base[offset + k]
+            let digit: UInt8
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = c - UInt8(ascii: "A") + 10
+            default: throw fail(.invalidUnicodeEscape, at: offset + k)
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+
+    /// Validates one multi-byte UTF-8 sequence at `i` (RFC 3629 table 3-7).
+    @inline(__always) mutating func utf8Sequence() throws(JSONSyntaxError) {
+        let c0 = base[i]
+        @inline(__always) func cont(_ k: Int, _ lo: UInt8 = 0x80, _ hi: UInt8 = 0xBF) -> Bool {
+            i + k < count && base[i + k] >= lo && base[i + k] <= hi
+        }
+        switch c0 {
+        case 0xC2...0xDF:
+            guard cont(1) else { throw fail(.invalidUTF8) }
+            i += 2
+        case 0xE0:
+            guard cont(1, 0xA0), cont(2) else { throw fail(.invalidUTF8) }
+            i += 3
+        case 0xE1...0xEC, 0xEE...0xEF:
+            guard cont(1), cont(2) else { throw fail(.invalidUTF8) }
+            i += 3
+        case 0xED:
+            guard cont(1, 0x80, 0x9F), cont(2) else { throw fail(.invalidUTF8) }
+            i += 3
+        case 0xF0:
+            guard cont(1, 0x90), cont(2), cont(3) else { throw fail(.invalidUTF8) }
+            i += 4
+        case 0xF1...0xF3:
+            guard cont(1), cont(2), cont(3) else { throw fail(.invalidUTF8) }
+            i += 4
+        case 0xF4:
+            guard cont(1, 0x80, 0x8F), cont(2), cont(3) else { throw fail(.invalidUTF8) }
+            i += 4
+        default:
+            throw fail(.invalidUTF8)
+        }
+    }
+
+    // MARK: - Duplicate keys
+
+    /// Throws if two members of the object at `object` have the same key after unescaping.
+    func checkDuplicates(object: Int, _ nodes: ContiguousArray<JSONNode>) throws(JSONSyntaxError) {
+        let memberCount = Int(nodes[object].count)
+        guard memberCount > 1 else { return }
+        var keys: [Int] = []
+        keys.reserveCapacity(memberCount)
+        var k = object + 1
+        for _ in 0..<memberCount {
+            keys.append(k)
+            k = Int(nodes[k + 1].next)
+        }
+        if memberCount <= 16 {
+            for a in 1..<keys.count {
+                for b in 0..<a where keysEqual(keys[a], keys[b], nodes) {
+                    throw JSONSyntaxError(.duplicateKey(object: object, key: keys[a]), at: Int(nodes[keys[a]].start) - 1)
+                }
+            }
+            return
+        }
+        // Large objects: sort by a hash of the unescaped key, then compare neighbours with equal hashes.
+        var hashed = keys.map { (hash: keyHash($0, nodes), key: $0) }
+        hashed.sort { $0.hash != $1.hash ? $0.hash < $1.hash : $0.key < $1.key }
+        var a = 0
+        while a < hashed.count {
+            var b = a + 1
+            while b < hashed.count && hashed[b].hash == hashed[a].hash {
+                for x in a..<b where keysEqual(hashed[x].key, hashed[b].key, nodes) {
+                    let second = max(hashed[x].key, hashed[b].key)
+                    throw JSONSyntaxError(.duplicateKey(object: object, key: second), at: Int(nodes[second].start) - 1)
+                }
+                b += 1
+            }
+            a = b
+        }
+    }
+
+    func keyBytes(_ key: Int, _ nodes: ContiguousArray<JSONNode>) -> [UInt8] {
+        let node = nodes[key]
+        let raw = UnsafeBufferPointer(start: base + Int(node.start), count: Int(node.end - node.start))
+        return node.isEscaped ? JSONString.unescape(raw) : Array(raw)
+    }
+
+    func keysEqual(_ a: Int, _ b: Int, _ nodes: ContiguousArray<JSONNode>) -> Bool {
+        let na = nodes[a]
+        let nb = nodes[b]
+        if !na.isEscaped && !nb.isEscaped {
+            let length = Int(na.end - na.start)
+            guard length == Int(nb.end - nb.start) else { return false }
+            return memcmp(base + Int(na.start), base + Int(nb.start), length) == 0
+        }
+        return keyBytes(a, nodes) == keyBytes(b, nodes)
+    }
+
+    func keyHash(_ key: Int, _ nodes: ContiguousArray<JSONNode>) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in keyBytes(key, nodes) {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return hash
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,100 @@
+/// String escaping and unescaping for JSON text.
+public enum JSONString {
+    /// Unescapes the contents of a JSON string (without its quotes) that the reader validated.
+    public static func unescape(_ raw: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(raw.count)
+        var i = 0
+        let n = raw.count
+        while i < n {
+            let c = raw[i]
+            guard c == UInt8(ascii: "\\") else {
+                out.append(c)
+                i += 1
+                continue
+            }
+            let e = raw[i + 1]
+            i += 2
+            switch e {
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = hex4(raw, i)
+                i += 4
+                if scalar >= 0xD800 && scalar <= 0xDBFF && i + 6 <= n && raw[i] == UInt8(ascii: "\\") {
+                    let low = hex4(raw, i + 2)
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    i += 6
+                }
+                appendUTF8(scalar, to: &out)
+            default: out.append(e)  // " \ /
+            }
+        }
+        return out
+    }
+
+    @inline(__always) static func hex4(_ raw: UnsafeBufferPointer<UInt8>, _ at: Int) -> UInt32 {
+        var value: UInt32 = 0
+        for k in 0..<4 {
+            let c = raw[at + k]
+            let digit: UInt8 =
+                c <= UInt8(ascii: "9") ? c - UInt8(ascii: "0") : (c | 0x20) - UInt8(ascii: "a") + 10
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+
+    static func appendUTF8(_ scalar: UInt32, to out: inout [UInt8]) {
+        switch scalar {
+        case 0..<0x80:
+            out.append(UInt8(scalar))
+        case 0x80..<0x800:
+            out.append(UInt8(0xC0 | (scalar >> 6)))
+            out.append(UInt8(0x80 | (scalar & 0x3F)))
+        case 0x800..<0x10000:
+            out.append(UInt8(0xE0 | (scalar >> 12)))
+            out.append(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
+            out.append(UInt8(0x80 | (scalar & 0x3F)))
+        default:
+            out.append(UInt8(0xF0 | (scalar >> 18)))
+            out.append(UInt8(0x80 | ((scalar >> 12) & 0x3F)))
+            out.append(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
+            out.append(UInt8(0x80 | (scalar & 0x3F)))
+        }
+    }
+
+    /// Appends `string` as a quoted JSON string with minimal escaping: `"`, `\` and control
+    /// characters; everything else (including `/` and non-ASCII) as UTF-8.
+    @inline(__always) public static func appendQuoted(_ string: String, to out: inout [UInt8]) {
+        var string = string
+        string.withUTF8 { appendQuoted(utf8: $0, to: &out) }
+    }
+
+    /// Appends already-valid UTF-8 bytes as a quoted JSON string with minimal escaping.
+    public static func appendQuoted(utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var runStart = 0
+        for (i, c) in utf8.enumerated() where c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") {
+            if i > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i])) }
+            runStart = i + 1
+            out.append(UInt8(ascii: "\\"))
+            switch c {
+            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\"))
+            case 0x0A: out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(UInt8(ascii: "t"))
+            case 0x08: out.append(UInt8(ascii: "b"))
+            case 0x0C: out.append(UInt8(ascii: "f"))
+            default:
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(c >> 4)], hex[Int(c & 0xF)]])
+            }
+        }
+        if runStart < utf8.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+        out.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,149 @@
+/// The kind of one JSON value on a ``JSONTape``.
+public enum JSONKind: UInt8, Sendable {
+    case object, array, string, number, `true`, `false`, null
+
+    /// A name for diagnostics ("an object", "a string", …).
+    public var article: String {
+        switch self {
+        case .object: "an object"
+        case .array: "an array"
+        case .string: "a string"
+        case .number: "a number"
+        case .true, .false: "a boolean"
+        case .null: "null"
+        }
+    }
+}
+
+/// One value on the tape: its kind, its byte range in the input, and where its subtree ends.
+///
+/// Containers are followed by their children in order; an object's children alternate key, value.
+/// `next` is the index just past the subtree, so a reader can skip a value in O(1).
+public struct JSONNode: Sendable {
+    /// First byte of the value. For strings, the first byte after the opening quote.
+    public var start: UInt32
+    /// One past the last byte. For strings, the closing quote's offset.
+    public var end: UInt32
+    /// The tape index just past this value's subtree.
+    public var next: UInt32
+    /// Children of an array, members of an object; 0 for scalars.
+    public var count: UInt32
+    /// The value's kind.
+    public var kind: JSONKind
+    /// ``JSONNode/escaped`` for strings with backslash escapes; ``JSONNode/integer`` for numbers
+    /// without fraction or exponent; ``JSONNode/negative`` for numbers with a minus sign.
+    public var flags: UInt8
+
+    public static let escaped: UInt8 = 1
+    public static let integer: UInt8 = 2
+    public static let negative: UInt8 = 4
+
+    @inline(__always) public var isEscaped: Bool { flags & Self.escaped != 0 }
+    @inline(__always) public var isInteger: Bool { flags & Self.integer != 0 }
+}
+
+/// The parsed structure of one JSON text: a flat array of ``JSONNode``s in document order.
+///
+/// The tape does not own the bytes it describes; it is reused across records to avoid allocation.
+public struct JSONTape: Sendable {
+    /// The nodes, root first.
+    public internal(set) var nodes: ContiguousArray<JSONNode> = []
+
+    public init() {
+        nodes.reserveCapacity(256)
+    }
+
+    /// The number of nodes.
+    @inline(__always) public var count: Int { nodes.count }
+
+    /// The node at `index`.
+    @inline(__always) public subscript(index: Int) -> JSONNode { nodes[index] }
+
+    /// The index of the first child of the container at `index` (meaningful if `count > 0`).
+    @inline(__always) public func firstChild(of index: Int) -> Int { index + 1 }
+
+    /// The index of the value after `index` inside the same container.
+    @inline(__always) public func sibling(of index: Int) -> Int { Int(nodes[index].next) }
+
+    /// The tape indices of an object's members as (key, value) pairs.
+    public func members(of object: Int) -> [(key: Int, value: Int)] {
+        var result: [(key: Int, value: Int)] = []
+        let node = nodes[object]
+        result.reserveCapacity(Int(node.count))
+        var k = object + 1
+        for _ in 0..<node.count {
+            let v = k + 1
+            result.append((k, v))
+            k = Int(nodes[v].next)
+        }
+        return result
+    }
+
+    /// The tape indices of an array's elements.
+    public func elements(of array: Int) -> [Int] {
+        var result: [Int] = []
+        var e = array + 1
+        for _ in 0..<nodes[array].count {
+            result.append(e)
+            e = Int(nodes[e].next)
+        }
+        return result
+    }
+
+    /// The path from the root to the node at `target`: object keys (as tape indices of key nodes) and
+    /// array positions. Used for diagnostics only, so the walk is not on the hot path.
+    public func pathComponents(to target: Int) -> [PathStep] {
+        nodes.withUnsafeBufferPointer { Self.path(nodes: $0, to: target) }
+    }
+
+    /// The path to `target`, over a buffer of nodes.
+    static func path(nodes: UnsafeBufferPointer<JSONNode>, to target: Int) -> [PathStep] {
+        var steps: [PathStep] = []
+        var current = 0
+        while current != target {
+            let node = nodes[current]
+            guard target > current, target < Int(node.next) else { break }
+            var child = current + 1
+            var position = 0
+            var found = false
+            while position < Int(node.count) {
+                if node.kind == .object {
+                    let value = child + 1
+                    let after = Int(nodes[value].next)
+                    if target == child {
+                        // The target is a key: its path is the member's path.
+                        steps.append(.key(child))
+                        return steps
+                    }
+                    if target >= value && target < after {
+                        steps.append(.key(child))
+                        current = value
+                        found = true
+                        break
+                    }
+                    child = after
+                } else {
+                    let after = Int(nodes[child].next)
+                    if target >= child && target < after {
+                        steps.append(.index(position))
+                        current = child
+                        found = true
+                        break
+                    }
+                    child = after
+                }
+                position += 1
+            }
+            if !found { break }
+        }
+        return steps
+    }
+
+    /// One step of a path on the tape.
+    public enum PathStep: Sendable, Equatable {
+        /// An object member, by the tape index of its key node.
+        case key(Int)
+        /// An array element, by position.
+        case index(Int)
+    }
+}

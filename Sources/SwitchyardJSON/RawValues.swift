@@ -1,0 +1,87 @@
+/// The exact JSON text of one value, kept byte for byte.
+///
+/// Decoded by ``SwitchyardJSONDecoder`` from the input's bytes (for the root value: the whole input),
+/// and written back unchanged by ``CanonicalJSONEncoder``.
+public struct RawJSON: Codable, Sendable, Hashable {
+    /// The bytes.
+    public var bytes: [UInt8]
+
+    public init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    public init(from decoder: any Decoder) throws {
+        guard let decoder = decoder as? _JSONDecoder else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "RawJSON can only be decoded by SwitchyardJSONDecoder."))
+        }
+        let state = decoder.state
+        if decoder.node == 0 {
+            bytes = Array(UnsafeBufferPointer(start: state.base, count: state.byteCount))
+        } else {
+            bytes = Array(state.text(at: decoder.node))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        guard let writer = encoder as? _JSONWriter else {
+            throw EncodingError.invalidValue(
+                self, .init(codingPath: encoder.codingPath, debugDescription: "RawJSON can only be encoded by CanonicalJSONEncoder."))
+        }
+        try bytes.withUnsafeBytes { try writer.appendRawValue($0) }
+    }
+}
+
+/// The members of a JSON object that its model does not know, kept verbatim and in order.
+///
+/// A model reads its bag last in `init(from:)` with ``init(from:excluding:)`` and writes it last in
+/// `encode(to:)` with ``encode(to:)``: unknown members then follow the known ones, exactly as the
+/// producer wrote them (digits, escapes).
+public struct UnknownFields: Sendable, Hashable {
+    /// The members as compact JSON text without braces: `"k":v,"k2":v2`.
+    public private(set) var text: [UInt8] = []
+    /// The keys, unescaped, in original order.
+    public private(set) var keys: [String] = []
+
+    public init() {}
+
+    /// Whether there are no unknown members.
+    public var isEmpty: Bool { keys.isEmpty }
+    /// The number of unknown members.
+    public var count: Int { keys.count }
+
+    /// Collects the members of the decoder's object that were not looked up and are not keys of `Key`.
+    ///
+    /// With a decoder other than ``SwitchyardJSONDecoder`` the bag is empty: only Switchyard's decoder
+    /// has the bytes.
+    public init<Key: CodingKey>(from decoder: any Decoder, excluding: Key.Type) throws {
+        guard let decoder = decoder as? _JSONDecoder else { return }
+        let state = decoder.state
+        let object = decoder.node
+        guard state.nodes[object].kind == .object else { return }
+        var k = object + 1
+        for _ in 0..<state.nodes[object].count {
+            let value = k + 1
+            defer { k = Int(state.nodes[value].next) }
+            if state.scratch[k] != 0 { continue }  // looked up by the model
+            let name = state.string(at: k)
+            if Key(stringValue: name) != nil { continue }
+            if !text.isEmpty { text.append(UInt8(ascii: ",")) }
+            text.append(contentsOf: state.text(at: k))
+            text.append(UInt8(ascii: ":"))
+            text.append(contentsOf: state.text(at: value))
+            keys.append(name)
+        }
+        state.unknownFieldCount += keys.count
+    }
+
+    /// Appends the members after the ones already written to the encoder's current object.
+    public func encode(to encoder: any Encoder) throws {
+        guard !keys.isEmpty else { return }
+        guard let writer = encoder as? _JSONWriter else {
+            throw EncodingError.invalidValue(
+                keys, .init(codingPath: encoder.codingPath, debugDescription: "Unknown fields can only be encoded by CanonicalJSONEncoder."))
+        }
+        try text.withUnsafeBytes { try writer.appendRawMembers($0, count: keys.count) }
+    }
+}

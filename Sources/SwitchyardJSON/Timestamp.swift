@@ -1,0 +1,161 @@
+import Foundation
+
+/// An RFC 3339 timestamp that re-encodes exactly as it was written.
+///
+/// Accepts `2024-03-01T12:30:00Z`, fractional seconds of any length, `z`/`t` in lower case, and
+/// numeric offsets (`+05:30`). The instant is available as ``date``; the text is kept so that a
+/// decode → encode round trip changes nothing. Only a deliberate assignment changes it.
+public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The timestamp as written.
+    public let text: String
+    /// Whole seconds since 1970-01-01T00:00:00Z.
+    public let epochSeconds: Int64
+    /// Nanoseconds within the second (fractions beyond nanoseconds are truncated).
+    public let nanoseconds: Int32
+    /// The UTC offset that was written, in seconds east of UTC.
+    public let utcOffsetSeconds: Int32
+
+    /// The instant.
+    public var date: Date {
+        Date(timeIntervalSince1970: Double(epochSeconds) + Double(nanoseconds) / 1e9)
+    }
+
+    public var description: String { text }
+
+    /// Parses RFC 3339 text; nil when it is not a valid timestamp.
+    public init?(rfc3339 text: String) {
+        guard let parsed = Self.parse(Array(text.utf8)) else { return nil }
+        self.text = text
+        (epochSeconds, nanoseconds, utcOffsetSeconds) = parsed
+    }
+
+    /// A UTC timestamp for `date`, written with millisecond precision (`2024-03-01T12:30:00.123Z`).
+    public init(_ date: Date) {
+        let interval = date.timeIntervalSince1970
+        var seconds = Int64(interval.rounded(.down))
+        var millis = Int64(((interval - Double(seconds)) * 1000).rounded())
+        if millis == 1000 {
+            seconds += 1
+            millis = 0
+        }
+        let (y, m, d) = Self.civil(fromDays: seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400)
+        let secondOfDay = ((seconds % 86400) + 86400) % 86400
+        func pad(_ v: Int64, _ width: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        text = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
+        epochSeconds = seconds
+        nanoseconds = Int32(millis * 1_000_000)
+        utcOffsetSeconds = 0
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let value = Timestamp(rfc3339: text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "Expected an RFC 3339 timestamp.")
+        }
+        self = value
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(text)
+    }
+
+    public static func < (a: Timestamp, b: Timestamp) -> Bool {
+        (a.epochSeconds, a.nanoseconds) < (b.epochSeconds, b.nanoseconds)
+    }
+
+    /// Equal instants written differently are different timestamps: the text is part of the value.
+    public static func == (a: Timestamp, b: Timestamp) -> Bool { a.text == b.text }
+    public func hash(into hasher: inout Hasher) { hasher.combine(text) }
+
+    // MARK: - Parsing
+
+    static func parse(_ s: [UInt8]) -> (Int64, Int32, Int32)? {
+        var i = 0
+        func digits(_ n: Int) -> Int64? {
+            guard i + n <= s.count else { return nil }
+            var v: Int64 = 0
+            for k in 0..<n {
+                let d = s[i + k] &- UInt8(ascii: "0")
+                guard d < 10 else { return nil }
+                v = v * 10 + Int64(d)
+            }
+            i += n
+            return v
+        }
+        func expect(_ c: UInt8, alt: UInt8? = nil) -> Bool {
+            guard i < s.count, s[i] == c || (alt != nil && s[i] == alt!) else { return false }
+            i += 1
+            return true
+        }
+        guard let year = digits(4), expect(UInt8(ascii: "-")), let month = digits(2), expect(UInt8(ascii: "-")),
+            let day = digits(2), expect(UInt8(ascii: "T"), alt: UInt8(ascii: "t")),
+            let hour = digits(2), expect(UInt8(ascii: ":")), let minute = digits(2), expect(UInt8(ascii: ":")),
+            let second = digits(2)
+        else { return nil }
+        guard (1...12).contains(month), day >= 1, day <= daysInMonth(year, month), hour <= 23, minute <= 59, second <= 60
+        else { return nil }
+        var nanos: Int64 = 0
+        if i < s.count && s[i] == UInt8(ascii: ".") {
+            i += 1
+            let start = i
+            while i < s.count, s[i] &- UInt8(ascii: "0") < 10 {
+                if i - start < 9 { nanos = nanos * 10 + Int64(s[i] - UInt8(ascii: "0")) }
+                i += 1
+            }
+            guard i > start else { return nil }
+            for _ in min(i - start, 9)..<9 { nanos *= 10 }
+        }
+        var offset: Int64 = 0
+        guard i < s.count else { return nil }
+        if s[i] == UInt8(ascii: "Z") || s[i] == UInt8(ascii: "z") {
+            i += 1
+        } else if s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-") {
+            let sign: Int64 = s[i] == UInt8(ascii: "-") ? -1 : 1
+            i += 1
+            guard let oh = digits(2), expect(UInt8(ascii: ":")), let om = digits(2), oh <= 23, om <= 59 else { return nil }
+            offset = sign * (oh * 3600 + om * 60)
+        } else {
+            return nil
+        }
+        guard i == s.count else { return nil }
+        let days = daysFromCivil(year, month, day)
+        let seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset
+        return (seconds, Int32(nanos), Int32(offset))
+    }
+
+    static func daysInMonth(_ y: Int64, _ m: Int64) -> Int64 {
+        switch m {
+        case 2: return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days since 1970-01-01 for a proleptic Gregorian date (H. Hinnant's algorithm).
+    static func daysFromCivil(_ y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
+        let y = m <= 2 ? y0 - 1 : y0
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146097 + doe - 719468
+    }
+
+    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
+        let z = z0 + 719468
+        let era = (z >= 0 ? z : z - 146096) / 146097
+        let doe = z - era * 146097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
+        let y = yoe + era * 400
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (m <= 2 ? y + 1 : y, m, d)
+    }
+}
