@@ -37,7 +37,7 @@ public struct CommandError: Error, CustomStringConvertible {
 }
 
 /// One subcommand: it parses its own arguments, validates them, then runs.
-public protocol Command {
+public protocol Command: Sendable {
     /// The subcommand's name on the command line.
     static var name: String { get }
     /// One line for the root `--help`.

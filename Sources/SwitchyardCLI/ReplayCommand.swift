@@ -1,15 +1,179 @@
-import Foundation
 import Switchyard
 
 /// `switchyard replay`: decodes captured records offline and reports what a worker would do.
 struct ReplayCommand: Command {
     static let name = "replay"
     static let abstract = "Decode captured topic dumps offline: would this build decode that traffic?"
-    static let usage = "switchyard replay --topic payments|feeds [--json|--records|--emit] [--roundtrip] FILE…"
+    static let usage = """
+        USAGE: switchyard replay [--topic NAME] [--policy strict|lenient] [--format auto|ndjson|kcat]
+                                 [--json | --records | --emit] [--roundtrip] [FILE…]
+
+        Reads kcat -J envelopes or NDJSON (one record value per line) from FILEs, or standard input
+        when no FILE (or '-') is given, and decodes every record as the worker would.
+
+        OPTIONS:
+          --topic NAME      Catalog and policy for every record: payments (strict) or feeds (lenient).
+                            Without it, kcat envelopes name their topic.
+          --policy P        Override the topic's policy: strict or lenient.
+          --format F        auto (default), ndjson or kcat.
+          --json            Print one summary object.
+          --records         Print one NDJSON line per record: index, partition, offset, outcome, type,
+                            kind and path.
+          --emit            Print, per decoded or unknown record, exactly what republishing would send.
+          --roundtrip       Check that decode → encode keeps every key and value and is stable.
+          -h, --help        Show this help.
+
+        EXIT CODES:
+          0 no findings; 1 a strict topic had failures or a round trip was lossy; 64 usage;
+          65 unreadable input.
+        """
+
+    enum Mode { case summary, json, records, emit }
+
+    var files: [String]
+    var topic: String?
+    var policy: TopicPolicy?
+    var format: DumpFormat
+    var mode: Mode
+    var roundTrip: Bool
 
     init(arguments: inout Arguments) throws {
-        _ = try arguments.positionals()
+        topic = try arguments.option("--topic")
+        if let text = try arguments.option("--policy") {
+            guard let value = TopicPolicy(rawValue: text) else { throw CommandError.usage("--policy must be strict or lenient, not '\(text)'") }
+            policy = value
+        }
+        let formatText = try arguments.option("--format") ?? "auto"
+        guard let format = DumpFormat(rawValue: formatText) else { throw CommandError.usage("--format must be auto, ndjson or kcat, not '\(formatText)'") }
+        self.format = format
+        let json = arguments.flag("--json")
+        let records = arguments.flag("--records")
+        let emit = arguments.flag("--emit")
+        guard [json, records, emit].filter({ $0 }).count <= 1 else {
+            throw CommandError.usage("--json, --records and --emit are exclusive")
+        }
+        mode = json ? .json : records ? .records : emit ? .emit : .summary
+        roundTrip = arguments.flag("--roundtrip")
+        files = try arguments.positionals()
     }
 
-    func run() async throws -> ExitCode { .success }
+    func validate() throws {
+        if let topic, CatalogName(rawValue: topic) == nil {
+            throw CommandError.usage("--topic must name a catalog (\(CatalogName.allCases.map(\.rawValue).joined(separator: ", "))), not '\(topic)'")
+        }
+        if policy != nil && topic == nil { throw CommandError.usage("--policy needs --topic") }
+    }
+
+    func run() async throws -> ExitCode {
+        var options = ReplayOptions()
+        if let topic, let catalog = CatalogName(rawValue: topic) {
+            options.topic = (topic, catalog, policy ?? catalog.defaultPolicy)
+        }
+        options.roundTrip = roundTrip
+        var replayer = Replayer(options: options)
+        var reader = DumpReader(paths: files, format: format)
+        var summary = ReplaySummary()
+        var lossyExamples: [(index: Int, problem: String)] = []
+        let out = Output()
+        defer { out.flush() }
+
+        do {
+            while let record = try reader.next() {
+                let replayed: ReplayedRecord
+                do {
+                    replayed = try replayer.replay(record)
+                } catch {
+                    out.flush()
+                    throw CommandError(.usage, error.description)
+                }
+                summary.add(replayed, policy: replayer.policy(for: replayed.topic))
+                if let problem = replayed.roundTripProblem, lossyExamples.count < 20 {
+                    lossyExamples.append((record.index, problem))
+                }
+                switch mode {
+                case .records: out.line(Self.recordLine(replayed).bytes)
+                case .emit:
+                    if let event = replayed.decoded.event {
+                        do {
+                            out.line(try TopicCodec.canonicalBytes(of: event))
+                        } catch {
+                            throw CommandError(.software, "record \(record.index): encoding failed: \(error)")
+                        }
+                    }
+                case .summary, .json: break
+                }
+            }
+        } catch let error as DumpError {
+            out.flush()
+            throw CommandError(.dataError, "unreadable input: \(error)")
+        }
+
+        switch mode {
+        case .json:
+            out.line(summary.json().bytes)
+        case .summary:
+            out.write(Self.human(summary, lossy: lossyExamples, roundTrip: roundTrip))
+        case .records, .emit:
+            break
+        }
+        out.flush()
+        if mode == .records || mode == .emit {
+            // Keep stdout machine-readable; findings go to stderr.
+            if summary.strictFailures > 0 { printError("replay: \(summary.strictFailures) strict failure(s)") }
+            for example in lossyExamples { printError("replay: record \(example.index): lossy round trip: \(example.problem)") }
+        }
+        return summary.strictFailures > 0 || summary.lossy > 0 ? .findings : .success
+    }
+
+    static func recordLine(_ replayed: ReplayedRecord) -> JSONObject {
+        var o = JSONObject()
+        o.set("index", replayed.record.index)
+        o.setIfPresent("partition", replayed.record.partition)
+        o.setIfPresent("offset", replayed.record.offset)
+        o.set("outcome", replayed.decoded.outcome.name)
+        o.setIfPresent("type", replayed.decoded.outcome.type)
+        if case .failed(let failure) = replayed.decoded.outcome {
+            o.set("kind", failure.kind.rawValue)
+            o.set("path", failure.path)
+        }
+        if let problem = replayed.roundTripProblem { o.set("roundTrip", problem) }
+        return o
+    }
+
+    static func human(_ s: ReplaySummary, lossy: [(index: Int, problem: String)], roundTrip: Bool) -> String {
+        var text = "\(s.records) records: \(s.decoded) decoded, \(s.unknown) unknown, \(s.failed) failed, \(s.tombstones) tombstones"
+        if s.unknownFields > 0 { text += "; \(s.unknownFields) unknown fields kept" }
+        text += "\n"
+        if !s.byType.isEmpty {
+            var table = Table(header: ["TYPE", "DECODED"])
+            for (type, count) in s.byType.sorted(by: { $0.key < $1.key }) { table.rows.append([type, String(count)]) }
+            text += "\n" + table.render() + "\n"
+        }
+        if !s.unknownTypes.isEmpty {
+            var table = Table(header: ["UNKNOWN TYPE", "COUNT"])
+            for (type, count) in s.unknownTypes.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
+                table.rows.append([type, String(count)])
+            }
+            text += "\n" + table.render() + "\n"
+        }
+        if !s.failures.isEmpty {
+            var table = Table(header: ["COUNT", "KIND", "PATH", "TYPE", "FIRST AT", "MESSAGE"])
+            for entry in s.sortedFailures {
+                table.rows.append([
+                    String(entry.count.count), entry.group.kind.rawValue, entry.group.path.isEmpty ? "(root)" : entry.group.path,
+                    entry.group.type ?? "-", entry.count.firstLocation, entry.count.message,
+                ])
+            }
+            text += "\nFailures:\n" + table.render() + "\n"
+        }
+        if roundTrip {
+            text += "\nRound trip: \(s.decoded - s.lossy) of \(s.decoded) decoded records faithful"
+            text += s.lossy == 0 ? "\n" : ", \(s.lossy) lossy\n"
+            for example in lossy { text += "  record \(example.index): \(example.problem)\n" }
+        }
+        if s.strictFailures > 0 {
+            text += "\nFINDINGS: \(s.strictFailures) failure(s) on a strict topic: a worker would halt there.\n"
+        }
+        return text
+    }
 }

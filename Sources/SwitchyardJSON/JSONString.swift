@@ -97,4 +97,23 @@ public enum JSONString {
         if runStart < utf8.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
         out.append(UInt8(ascii: "\""))
     }
+
+    /// Appends valid JSON text without the whitespace between tokens; strings, numbers and
+    /// literals are copied byte for byte.
+    public static func appendCompact(_ text: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        var inString = false
+        var escaped = false
+        var runStart = 0
+        for (i, c) in text.enumerated() {
+            if inString {
+                if escaped { escaped = false } else if c == UInt8(ascii: "\\") { escaped = true } else if c == UInt8(ascii: "\"") { inString = false }
+            } else if c == UInt8(ascii: "\"") {
+                inString = true
+            } else if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 {
+                if i > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: text[runStart..<i])) }
+                runStart = i + 1
+            }
+        }
+        if runStart < text.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: text[runStart...])) }
+    }
 }

@@ -96,43 +96,45 @@ public struct JSONTape: Sendable {
         nodes.withUnsafeBufferPointer { Self.path(nodes: $0, to: target) }
     }
 
-    /// The path to `target`, over a buffer of nodes.
+    /// The path to `target`, over a buffer of nodes. Works on a partial tape too (the reader
+    /// stopped inside open containers, whose `next` is still 0): an open container extends to the end.
     static func path(nodes: UnsafeBufferPointer<JSONNode>, to target: Int) -> [PathStep] {
+        func after(_ index: Int) -> Int {
+            let next = Int(nodes[index].next)
+            return next == 0 ? nodes.count : next
+        }
         var steps: [PathStep] = []
         var current = 0
-        while current != target {
+        while current != target && target < nodes.count {
             let node = nodes[current]
-            guard target > current, target < Int(node.next) else { break }
+            guard node.kind == .object || node.kind == .array, target > current, target < after(current) else { break }
             var child = current + 1
-            var position = 0
             var found = false
-            while position < Int(node.count) {
+            for position in 0..<Int(node.count) where child < nodes.count {
                 if node.kind == .object {
                     let value = child + 1
-                    let after = Int(nodes[value].next)
                     if target == child {
                         // The target is a key: its path is the member's path.
                         steps.append(.key(child))
                         return steps
                     }
-                    if target >= value && target < after {
+                    guard value < nodes.count else { break }
+                    if target >= value && target < after(value) {
                         steps.append(.key(child))
                         current = value
                         found = true
                         break
                     }
-                    child = after
+                    child = after(value)
                 } else {
-                    let after = Int(nodes[child].next)
-                    if target >= child && target < after {
+                    if target >= child && target < after(child) {
                         steps.append(.index(position))
                         current = child
                         found = true
                         break
                     }
-                    child = after
+                    child = after(child)
                 }
-                position += 1
             }
             if !found { break }
         }

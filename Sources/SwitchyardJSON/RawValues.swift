@@ -69,7 +69,8 @@ public struct UnknownFields: Sendable, Hashable {
             if !text.isEmpty { text.append(UInt8(ascii: ",")) }
             text.append(contentsOf: state.text(at: k))
             text.append(UInt8(ascii: ":"))
-            text.append(contentsOf: state.text(at: value))
+            // Verbatim digits and escapes; only insignificant whitespace inside containers goes.
+            JSONString.appendCompact(state.text(at: value), to: &text)
             keys.append(name)
         }
         state.unknownFieldCount += keys.count

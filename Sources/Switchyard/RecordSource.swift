@@ -1,0 +1,247 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One record read from a dump.
+public struct DumpRecord: Sendable {
+    /// 0-based position in the input (across files).
+    public var index: Int
+    /// 1-based line number in its file, for error messages.
+    public var line: Int
+    /// The topic, when the dump says (kcat envelopes).
+    public var topic: String?
+    public var partition: Int32?
+    public var offset: Int64?
+    public var key: [UInt8]?
+    /// Header names and values, in order; a value may be null.
+    public var headers: [(name: String, value: [UInt8]?)]
+    /// The record value; nil is a tombstone.
+    public var value: [UInt8]?
+}
+
+/// Why a dump could not be read (exit 65).
+public struct DumpError: Error, Sendable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var reason: String
+
+    public var description: String { line > 0 ? "\(file):\(line): \(reason)" : "\(file): \(reason)" }
+}
+
+/// The two dump formats `replay` reads.
+public enum DumpFormat: String, Sendable, CaseIterable {
+    /// One record value per line.
+    case ndjson
+    /// `kcat -C -J` envelopes, one per line.
+    case kcat
+    /// Decided from the first line: an object with `payload` and `offset` is a kcat envelope.
+    case auto
+}
+
+/// Reads lines from a file descriptor in constant memory (one buffer, grown only for a long line).
+public final class LineReader {
+    private let fd: Int32
+    private let ownsDescriptor: Bool
+    private var buffer: [UInt8]
+    private var start = 0
+    private var end = 0
+    private var eof = false
+    /// Longest line accepted. Default: 64 MiB.
+    public let maxLineBytes: Int
+    /// The number of lines returned so far.
+    public private(set) var lineNumber = 0
+
+    /// Opens `path` ("-" is standard input).
+    public init(path: String, maxLineBytes: Int = 64 << 20) throws(DumpError) {
+        if path == "-" {
+            fd = 0
+            ownsDescriptor = false
+        } else {
+            fd = open(path, O_RDONLY)
+            guard fd >= 0 else { throw DumpError(file: path, line: 0, reason: String(cString: strerror(errno))) }
+            ownsDescriptor = true
+            var info = stat()
+            if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+                close(fd)
+                throw DumpError(file: path, line: 0, reason: "is a directory")
+            }
+        }
+        self.maxLineBytes = maxLineBytes
+        buffer = [UInt8](repeating: 0, count: 1 << 20)
+    }
+
+    deinit {
+        if ownsDescriptor { close(fd) }
+    }
+
+    /// Calls `body` with the next line (without its newline, and without a trailing `\r`);
+    /// returns false at the end of input.
+    public func nextLine(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Bool {
+        while true {
+            if let newline = buffer[start..<end].firstIndex(of: UInt8(ascii: "\n")) {
+                var lineEnd = newline
+                if lineEnd > start && buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
+                lineNumber += 1
+                let lineStart = start
+                start = newline + 1
+                try buffer.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[lineStart..<lineEnd])) }
+                return true
+            }
+            if eof {
+                guard start < end else { return false }
+                lineNumber += 1
+                let (lineStart, lineEnd) = (start, end)
+                start = end
+                try buffer.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[lineStart..<lineEnd])) }
+                return true
+            }
+            try fill()
+        }
+    }
+
+    private func fill() throws {
+        if start > 0 {
+            // Move the partial line to the front.
+            buffer.withUnsafeMutableBufferPointer { b in
+                _ = memmove(b.baseAddress!, b.baseAddress! + start, end - start)
+            }
+            end -= start
+            start = 0
+        }
+        if end == buffer.count {
+            guard buffer.count < maxLineBytes else {
+                throw DumpError(file: "", line: lineNumber + 1, reason: "line longer than \(maxLineBytes) bytes")
+            }
+            buffer.append(contentsOf: repeatElement(0, count: min(buffer.count, maxLineBytes - buffer.count)))
+        }
+        let n = buffer.withUnsafeMutableBufferPointer { b in read(fd, b.baseAddress! + end, b.count - end) }
+        if n < 0 {
+            if errno == EINTR { return }
+            throw DumpError(file: "", line: lineNumber + 1, reason: String(cString: strerror(errno)))
+        }
+        if n == 0 { eof = true } else { end += n }
+    }
+}
+
+/// A kcat `-J` envelope line.
+struct KcatEnvelope: Decodable {
+    var topic: String?
+    var partition: Int32?
+    var offset: Int64?
+    var headers: [String?]?
+    var key: String?
+    var payload: String?
+
+    enum CodingKeys: String, CodingKey { case topic, partition, offset, headers, key, payload }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        guard c.contains(.payload) else {
+            throw DecodingError.keyNotFound(CodingKeys.payload, .init(codingPath: [], debugDescription: "not a kcat -J envelope (no payload)"))
+        }
+        topic = try c.decodeIfPresent(String.self, forKey: .topic)
+        partition = try c.decodeIfPresent(Int32.self, forKey: .partition)
+        offset = try c.decodeIfPresent(Int64.self, forKey: .offset)
+        headers = try c.decodeIfPresent([String?].self, forKey: .headers)
+        key = try c.decodeIfPresent(String.self, forKey: .key)
+        payload = try c.decodeIfPresent(String.self, forKey: .payload)
+    }
+
+    /// Whether a line looks like an envelope: an object with `payload` and `offset` members.
+    static func looksLikeEnvelope(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        let tape: JSONTape
+        do {
+            tape = try JSONReader().parse(Array(line))
+        } catch {
+            // Not JSON at all: then it is not an envelope; as NDJSON it becomes a failed record.
+            return false
+        }
+        guard tape.count > 0, tape[0].kind == .object else { return false }
+        var found = Set<String>()
+        for key in tape.members(of: 0).map(\.key) {
+            let node = tape[key]
+            found.insert(String(decoding: UnsafeBufferPointer(rebasing: line[Int(node.start)..<Int(node.end)]), as: UTF8.self))
+        }
+        return found.contains("payload") && found.contains("offset")
+    }
+}
+
+/// Streams records from dump files in order, in constant memory.
+public struct DumpReader {
+    public let paths: [String]
+    public let format: DumpFormat
+    private var resolved: DumpFormat?
+    private var nextIndex = 0
+    private var fileIndex = 0
+    private var reader: LineReader?
+    private let decoder = SwitchyardJSONDecoder()
+    private var tape = JSONTape()
+
+    /// Reads `paths` in order; "-" (or no path) is standard input.
+    public init(paths: [String], format: DumpFormat) {
+        self.paths = paths.isEmpty ? ["-"] : paths
+        self.format = format
+        self.resolved = format == .auto ? nil : format
+    }
+
+    /// The next record, or nil at the end of the last file.
+    public mutating func next() throws(DumpError) -> DumpRecord? {
+        while fileIndex < paths.count {
+            let path = paths[fileIndex]
+            if reader == nil {
+                reader = try LineReader(path: path)
+            }
+            var record: DumpRecord?
+            do {
+                let more = try reader!.nextLine { line in
+                    record = try parseLine(line, path: path)
+                }
+                if !more {
+                    reader = nil
+                    fileIndex += 1
+                    continue
+                }
+            } catch let error as DumpError {
+                throw DumpError(file: path, line: error.line, reason: error.reason)
+            } catch {
+                throw DumpError(file: path, line: reader?.lineNumber ?? 0, reason: "\(error)")
+            }
+            if let record { return record }
+        }
+        return nil
+    }
+
+    private mutating func parseLine(_ line: UnsafeBufferPointer<UInt8>, path: String) throws -> DumpRecord? {
+        let lineNumber = reader!.lineNumber
+        if resolved == nil {
+            // Blank lines before the first record do not decide the format.
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return nil }
+            resolved = KcatEnvelope.looksLikeEnvelope(line) ? .kcat : .ndjson
+        }
+        defer { nextIndex += 1 }
+        if resolved == .ndjson {
+            return DumpRecord(index: nextIndex, line: lineNumber, headers: [], value: Array(line))
+        }
+        let envelope: KcatEnvelope
+        do {
+            envelope = try decoder.decode(KcatEnvelope.self, from: UnsafeRawBufferPointer(line), tape: &tape).value
+        } catch let error as DecodingError {
+            throw DumpError(file: path, line: lineNumber, reason: "not a kcat -J envelope: \(DecodeFailure(error, type: nil))")
+        }
+        var headers: [(name: String, value: [UInt8]?)] = []
+        if let flat = envelope.headers {
+            guard flat.count % 2 == 0 else {
+                throw DumpError(file: path, line: lineNumber, reason: "kcat headers must be [name, value, …] pairs")
+            }
+            for i in stride(from: 0, to: flat.count, by: 2) {
+                guard let name = flat[i] else { throw DumpError(file: path, line: lineNumber, reason: "kcat header name is null") }
+                headers.append((name, flat[i + 1].map { Array($0.utf8) }))
+            }
+        }
+        return DumpRecord(
+            index: nextIndex, line: lineNumber, topic: envelope.topic, partition: envelope.partition, offset: envelope.offset,
+            key: envelope.key.map { Array($0.utf8) }, headers: headers, value: envelope.payload.map { Array($0.utf8) })
+    }
+}
