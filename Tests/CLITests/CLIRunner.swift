@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// Runs the built `switchyard` binary, like swift-argument-parser's `AssertExecuteCommand`.
+enum CLI {
+    /// The package root (three levels above this file).
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The built binary: next to the test bundle, else `.build/debug/switchyard`.
+    static let binary: URL = {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("switchyard")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        return packageRoot.appendingPathComponent(".build/debug/switchyard")
+    }()
+
+    struct Result {
+        var exitCode: Int32
+        var stdout: String
+        var stderr: String
+        var stdoutLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+    }
+
+    /// Runs `switchyard ARGS` with `stdin` as standard input; fails the test after `timeout` seconds.
+    static func run(_ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 60) throws -> Result {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = packageRoot
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        // Drain both pipes concurrently so a large output cannot block the child.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var stdoutData = Data()
+        nonisolated(unsafe) var stderrData = Data()
+        DispatchQueue.global().async(group: group) { stdoutData = out.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: group) { stderrData = err.fileHandleForReading.readDataToEndOfFile() }
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        if group.wait(timeout: .now() + timeout) == .timedOut {
+            process.terminate()
+            Issue.record("switchyard \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
+        }
+        process.waitUntilExit()
+        return Result(
+            exitCode: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+            stderr: String(decoding: stderrData, as: UTF8.self))
+    }
+}
