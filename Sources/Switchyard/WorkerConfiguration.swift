@@ -1,0 +1,315 @@
+import Foundation
+
+/// The worker's configuration file (PRODUCT.md, "Configuration"), decoded strictly: an unknown key
+/// is an error naming its path and the nearest valid key, because a typo in config must fail loudly.
+public struct WorkerConfiguration: Sendable {
+    /// Bootstrap servers, comma-separated. Environment override: `SWITCHYARD_BROKERS`.
+    public var brokers: String
+    /// The consumer group. Environment override: `SWITCHYARD_GROUP_ID`.
+    public var groupId: String
+    /// The Kafka client id. Default: `switchyard`.
+    public var clientId: String
+    /// The topics to consume, by name.
+    public var topics: [String: TopicConfiguration]
+    /// The HTTP endpoint for `/metrics` and health.
+    public var metrics: MetricsConfiguration
+    /// Where audited operator releases of halted offsets are recorded. Default: `switchyard.control`.
+    public var controlTopic: String
+    /// How long a SIGTERM may take to drain and commit. Default: 25 s.
+    public var shutdownTimeoutSeconds: Double
+    /// Largest record value decoded; larger ones fail as `dataCorrupted`. Default: 1 MiB.
+    public var maxRecordBytes: Int
+    /// librdkafka properties passed through (security.protocol, sasl.*, ssl.*), secrets resolved.
+    public var kafka: [String: String]
+
+    /// The topic names, sorted (deterministic order for subscriptions and output).
+    public var topicNames: [String] { topics.keys.sorted() }
+
+    public init(
+        brokers: String, groupId: String, clientId: String = "switchyard", topics: [String: TopicConfiguration],
+        metrics: MetricsConfiguration = MetricsConfiguration(), controlTopic: String = "switchyard.control",
+        shutdownTimeoutSeconds: Double = 25, maxRecordBytes: Int = 1 << 20, kafka: [String: String] = [:]
+    ) {
+        self.brokers = brokers
+        self.groupId = groupId
+        self.clientId = clientId
+        self.topics = topics
+        self.metrics = metrics
+        self.controlTopic = controlTopic
+        self.shutdownTimeoutSeconds = shutdownTimeoutSeconds
+        self.maxRecordBytes = maxRecordBytes
+        self.kafka = kafka
+    }
+}
+
+/// One topic's catalog and policy.
+public struct TopicConfiguration: Sendable, Equatable {
+    /// What to do with a record that fails to decode.
+    public enum OnFailure: String, Sendable, CaseIterable {
+        /// Dead-letter it, then halt the partition at its offset.
+        case halt
+        /// Dead-letter it and go on.
+        case deadLetter
+    }
+
+    /// How republished records are written.
+    public enum RepublishMode: String, Sendable, CaseIterable {
+        /// Re-encoded: defaults filled in, unknown fields kept.
+        case canonical
+        /// The original bytes.
+        case passthrough
+    }
+
+    public var catalog: CatalogName
+    public var policy: TopicPolicy
+    /// Default: halt for strict topics, deadLetter for lenient ones.
+    public var onFailure: OnFailure
+    /// Default: `<topic>.dlq`.
+    public var deadLetterTopic: String
+    /// Where decoded events are republished; nil for none.
+    public var republishTo: String?
+    /// Default: canonical.
+    public var republishMode: RepublishMode
+
+    public init(
+        catalog: CatalogName, policy: TopicPolicy? = nil, onFailure: OnFailure? = nil, deadLetterTopic: String,
+        republishTo: String? = nil, republishMode: RepublishMode = .canonical
+    ) {
+        self.catalog = catalog
+        self.policy = policy ?? catalog.defaultPolicy
+        self.onFailure = onFailure ?? (self.policy == .strict ? .halt : .deadLetter)
+        self.deadLetterTopic = deadLetterTopic
+        self.republishTo = republishTo
+        self.republishMode = republishMode
+    }
+}
+
+/// Where `/metrics`, `/healthz`, `/readyz` and `/status` are served.
+public struct MetricsConfiguration: Sendable, Equatable {
+    /// Default: 0.0.0.0.
+    public var host: String = "0.0.0.0"
+    /// Default: 9464. 0 picks a free port.
+    public var port: Int = 9464
+    /// Distinct `type` label values per metric before new ones collapse into `_other`. Default: 100.
+    public var maxTypeLabels: Int = 100
+
+    public init(host: String = "0.0.0.0", port: Int = 9464, maxTypeLabels: Int = 100) {
+        self.host = host
+        self.port = port
+        self.maxTypeLabels = maxTypeLabels
+    }
+}
+
+/// A configuration problem: where, and what (exit 78). Never contains secret values.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    /// The rendered path in the file (`topics.payments.policy`), "" for the whole file.
+    public var path: String
+    public var reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String { path.isEmpty ? reason : "\(path): \(reason)" }
+}
+
+// MARK: - Loading
+
+extension WorkerConfiguration {
+    /// Loads a configuration file, applies environment overrides and resolves secret references.
+    public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> WorkerConfiguration {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ConfigurationError(path: "", reason: "cannot read \(path): \(error.localizedDescription)")
+        }
+        return try parse([UInt8](data), environment: environment)
+    }
+
+    /// Parses configuration JSON, applies environment overrides and resolves secret references.
+    public static func parse(_ bytes: [UInt8], environment: [String: String] = [:]) throws(ConfigurationError) -> WorkerConfiguration {
+        var file: ConfigFile
+        do {
+            file = try SwitchyardJSONDecoder().decode(ConfigFile.self, from: bytes)
+        } catch let error as ConfigurationError {
+            throw error
+        } catch let error as DecodingError {
+            let failure = DecodeFailure(error, type: nil)
+            throw ConfigurationError(path: failure.path, reason: failure.message)
+        } catch {
+            throw ConfigurationError(path: "", reason: "\(error)")
+        }
+        if let brokers = environment["SWITCHYARD_BROKERS"], !brokers.isEmpty { file.brokers = brokers }
+        if let group = environment["SWITCHYARD_GROUP_ID"], !group.isEmpty { file.groupId = group }
+        guard !file.brokers.isEmpty else { throw ConfigurationError(path: "brokers", reason: "must not be empty") }
+        guard !file.groupId.isEmpty else { throw ConfigurationError(path: "groupId", reason: "must not be empty") }
+        guard !file.topics.isEmpty else { throw ConfigurationError(path: "topics", reason: "must name at least one topic") }
+
+        var kafka: [String: String] = [:]
+        for (key, value) in file.kafka ?? [:] {
+            kafka[key] = try resolveSecret(value, key: key, environment: environment)
+        }
+        var topics: [String: TopicConfiguration] = [:]
+        for (name, topic) in file.topics {
+            topics[name] = TopicConfiguration(
+                catalog: topic.catalog, policy: topic.policy, onFailure: topic.onFailure,
+                deadLetterTopic: topic.deadLetterTopic ?? "\(name).dlq", republishTo: topic.republishTo,
+                republishMode: topic.republishMode ?? .canonical)
+            if topic.deadLetterTopic == name || topic.republishTo == name {
+                throw ConfigurationError(path: "topics.\(name)", reason: "a topic cannot dead-letter or republish to itself")
+            }
+        }
+        let metrics = file.metrics ?? ConfigFile.Metrics()
+        guard (0...65535).contains(metrics.port ?? 9464) else { throw ConfigurationError(path: "metrics.port", reason: "must be 0…65535") }
+        guard (metrics.maxTypeLabels ?? 100) >= 1 else { throw ConfigurationError(path: "metrics.maxTypeLabels", reason: "must be at least 1") }
+        return WorkerConfiguration(
+            brokers: file.brokers, groupId: file.groupId, clientId: file.clientId ?? "switchyard", topics: topics,
+            metrics: MetricsConfiguration(host: metrics.host ?? "0.0.0.0", port: metrics.port ?? 9464, maxTypeLabels: metrics.maxTypeLabels ?? 100),
+            controlTopic: file.controlTopic ?? "switchyard.control", shutdownTimeoutSeconds: file.shutdownTimeoutSeconds ?? 25,
+            maxRecordBytes: file.maxRecordBytes ?? (1 << 20), kafka: kafka)
+    }
+
+    /// `${NAME}` is the environment variable NAME; `${file:/path}` is the file's content without a
+    /// trailing newline; anything else is literal.
+    static func resolveSecret(_ value: String, key: String, environment: [String: String]) throws(ConfigurationError) -> String {
+        guard value.hasPrefix("${"), value.hasSuffix("}") else { return value }
+        let reference = String(value.dropFirst(2).dropLast())
+        if reference.hasPrefix("file:") {
+            let path = String(reference.dropFirst(5))
+            do {
+                var text = try String(contentsOfFile: path, encoding: .utf8)
+                while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
+                return text
+            } catch {
+                throw ConfigurationError(path: "kafka[\"\(key)\"]", reason: "cannot read the file it references (\(path))")
+            }
+        }
+        guard let resolved = environment[reference] else {
+            throw ConfigurationError(path: "kafka[\"\(key)\"]", reason: "environment variable \(reference) is not set")
+        }
+        return resolved
+    }
+}
+
+// MARK: - The file's shape
+
+/// The file as written; every object rejects keys it does not know.
+struct ConfigFile: Decodable {
+    var brokers: String
+    var groupId: String
+    var clientId: String?
+    var topics: [String: Topic]
+    var metrics: Metrics?
+    var controlTopic: String?
+    var shutdownTimeoutSeconds: Double?
+    var maxRecordBytes: Int?
+    var kafka: [String: String]?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case brokers, groupId, clientId, topics, metrics, controlTopic, shutdownTimeoutSeconds, maxRecordBytes, kafka
+    }
+
+    init(from decoder: any Decoder) throws {
+        // Unknown keys first: a typo explains a "missing" key better than keyNotFound does.
+        try rejectUnknownKeys(decoder, CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        brokers = try c.decode(String.self, forKey: .brokers)
+        groupId = try c.decode(String.self, forKey: .groupId)
+        clientId = try c.decodeIfPresent(String.self, forKey: .clientId)
+        topics = try c.decode([String: Topic].self, forKey: .topics)
+        metrics = try c.decodeIfPresent(Metrics.self, forKey: .metrics)
+        controlTopic = try c.decodeIfPresent(String.self, forKey: .controlTopic)
+        shutdownTimeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .shutdownTimeoutSeconds)
+        maxRecordBytes = try c.decodeIfPresent(Int.self, forKey: .maxRecordBytes)
+        kafka = try c.decodeIfPresent([String: String].self, forKey: .kafka)
+    }
+
+    struct Topic: Decodable {
+        var catalog: CatalogName
+        var policy: TopicPolicy?
+        var onFailure: TopicConfiguration.OnFailure?
+        var deadLetterTopic: String?
+        var republishTo: String?
+        var republishMode: TopicConfiguration.RepublishMode?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case catalog, policy, onFailure, deadLetterTopic, republishTo, republishMode
+        }
+
+        init(from decoder: any Decoder) throws {
+            try rejectUnknownKeys(decoder, CodingKeys.self)
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            catalog = try choice(c, .catalog)
+            policy = try c.contains(.policy) ? choice(c, .policy) : nil
+            onFailure = try c.contains(.onFailure) ? choice(c, .onFailure) : nil
+            deadLetterTopic = try c.decodeIfPresent(String.self, forKey: .deadLetterTopic)
+            republishTo = try c.decodeIfPresent(String.self, forKey: .republishTo)
+            republishMode = try c.contains(.republishMode) ? choice(c, .republishMode) : nil
+        }
+    }
+
+    struct Metrics: Decodable {
+        var host: String?
+        var port: Int?
+        var maxTypeLabels: Int?
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case host, port, maxTypeLabels }
+
+        init() {}
+
+        init(from decoder: any Decoder) throws {
+            try rejectUnknownKeys(decoder, CodingKeys.self)
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            host = try c.decodeIfPresent(String.self, forKey: .host)
+            port = try c.decodeIfPresent(Int.self, forKey: .port)
+            maxTypeLabels = try c.decodeIfPresent(Int.self, forKey: .maxTypeLabels)
+        }
+    }
+}
+
+/// Decodes one of a string enum's values, or says which values there are.
+private func choice<K: CodingKey, T: RawRepresentable & CaseIterable>(_ c: KeyedDecodingContainer<K>, _ key: K) throws -> T
+where T.RawValue == String {
+    let text = try c.decode(String.self, forKey: key)
+    guard let value = T(rawValue: text) else {
+        throw ConfigurationError(
+            path: CodingPathRenderer.render(c.codingPath + [key]),
+            reason: "must be one of \(T.allCases.map { $0.rawValue }.joined(separator: ", ")), not '\(text)'")
+    }
+    return value
+}
+
+/// Throws for the first key of the decoder's object that `Keys` does not have, naming the nearest.
+private func rejectUnknownKeys<Keys: CodingKey & CaseIterable>(_ decoder: any Decoder, _ keys: Keys.Type) throws {
+    let unknown = try UnknownFields(from: decoder, excluding: Keys.self)
+    guard let key = unknown.keys.first else { return }
+    let path = CodingPathRenderer.render(decoder.codingPath + [JSONKey(stringValue: key)])
+    var reason = "unknown key"
+    let names = Keys.allCases.map(\.stringValue)
+    if let nearest = names.min(by: { editDistance($0, key) < editDistance($1, key) }), editDistance(nearest, key) <= max(2, key.count / 3) {
+        reason += "; did you mean '\(nearest)'?"
+    } else {
+        reason += "; expected one of: \(names.joined(separator: ", "))"
+    }
+    throw ConfigurationError(path: path, reason: reason)
+}
+
+/// Levenshtein distance, for "did you mean".
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a.lowercased())
+    let b = Array(b.lowercased())
+    guard !a.isEmpty else { return b.count }
+    guard !b.isEmpty else { return a.count }
+    var previous = Array(0...b.count)
+    var current = [Int](repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+        current[0] = i
+        for j in 1...b.count {
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        swap(&previous, &current)
+    }
+    return previous[b.count]
+}
