@@ -6,7 +6,7 @@ ifdef CI
 SWIFT_FLAGS += -Xswiftc -warnings-as-errors
 endif
 
-.PHONY: deps build test demo bench clean
+.PHONY: deps build test deploy-test demo bench clean
 
 deps:
 	@scripts/install-deps.sh
@@ -18,6 +18,10 @@ build: deps
 test: build
 	$(SWIFT) test $(SWIFT_FLAGS)
 	scripts/contract-tests.sh
+
+## make deploy-test: config schema, Dockerfile, Kubernetes manifests, alerts and dashboard, offline.
+deploy-test: deps
+	scripts/deploy-tests.sh
 
 ## make demo: the whole flow on the embedded broker.
 demo: build
