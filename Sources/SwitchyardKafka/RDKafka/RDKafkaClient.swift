@@ -309,7 +309,10 @@ final class RDKafkaClient: @unchecked Sendable {
             if let error = rd_kafka_seek_partitions(handle, pointer, 0) {
                 throw KafkaError.rdKafka(consuming: error, code: .consumer, context: "cannot seek \(partition)")
             }
-            if let (tp, perr) = RDKafkaTopicPartitionList.errors(pointer).first {
+            // With timeout 0 the seek is asynchronous: _IN_PROGRESS is success. librdkafka bumps the partition's
+            // op version right away, so records fetched before the seek are discarded by later polls.
+            let failures = RDKafkaTopicPartitionList.errors(pointer).filter { $0.1 != RD_KAFKA_RESP_ERR__IN_PROGRESS }
+            if let (tp, perr) = failures.first {
                 throw KafkaError.rdKafka(perr, code: .state, context: "cannot seek \(tp)")
             }
         }
