@@ -17,8 +17,8 @@ struct BrokerCommand: Command {
 
         OPTIONS:
           --brokers N                 How many brokers (1…32). Default: 1.
-          --topic NAME:PARTITIONS     Create a topic (repeatable). Other topics are created on first produce
-                                      with the mock cluster's default partition count.
+          --topic NAME:PARTITIONS     Create a topic (repeatable). Other topics are created on first use
+                                      (any client's metadata request) with 4 partitions, the mock's default.
           -h, --help                  Show this help.
 
         EXAMPLE:

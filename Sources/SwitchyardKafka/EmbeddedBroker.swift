@@ -3,10 +3,9 @@
 /// Any Kafka client (this module, kcat, another process) can connect to ``bootstrapServers``. Records live in
 /// memory and vanish with the broker. Supported: produce (idempotent too), fetch, consumer groups with offset
 /// commits, metadata. Not supported by the mock: the admin API (CreateTopics), so topics are created here
-/// (``createTopic(_:partitions:)``) or automatically: a metadata request that allows auto-creation — every
-/// producer's, not a consumer's (`allow.auto.create.topics=false` by default) — creates an unknown topic with the
-/// mock's default partition count. A consumer subscribed to a topic that does not exist yet gets an
-/// `UNKNOWN_TOPIC_OR_PART` event and picks the topic up once it exists.
+/// (``createTopic(_:partitions:)``) or automatically: in librdkafka 2.0.2 the mock creates an unknown topic on any
+/// metadata request that names it — a producer's first send, and a consumer's subscription too (the mock ignores
+/// `allow.auto.create.topics`) — with its default of 4 partitions.
 ///
 /// Fault injection: ``setBrokerDown(_:)``/``setBrokerUp(_:)``, ``pushRequestErrors(_:_:)``,
 /// ``setPartitionLeader(topic:partition:broker:)``.

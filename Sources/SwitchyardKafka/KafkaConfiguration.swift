@@ -44,6 +44,11 @@ public struct KafkaConfiguration: Sendable, CustomStringConvertible {
         return result
     }
 
+    /// The values of secret properties, to scrub from librdkafka's log lines.
+    var secretValues: [String] {
+        properties.filter { Self.isSecret($0.key) && !$0.value.isEmpty }.map(\.value)
+    }
+
     public var description: String {
         let props = Self.redacted(properties).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         return "KafkaConfiguration(bootstrapServers: \(bootstrapServers.joined(separator: ",")), "

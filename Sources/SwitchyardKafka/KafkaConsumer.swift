@@ -70,6 +70,7 @@ public final class KafkaConsumer: Sendable {
         let shared = Shared(maxBuffered: configuration.maxBufferedRecords, events: eventsContinuation)
         let callbacks = RDKafkaCallbacks(
             logger: logger,
+            secrets: configuration.kafka.secretValues,
             onRebalance: { [shared] rebalance in shared.rebalanced(rebalance) },
             onStatistics: { [shared] statistics in shared.state.withLock { $0.updateLag(statistics.consumerLag) } },
             onError: { [shared] error in shared.reportError(error) }

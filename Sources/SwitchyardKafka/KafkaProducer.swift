@@ -31,7 +31,7 @@ public final class KafkaProducer: Sendable {
         configuration: KafkaProducerConfiguration = KafkaProducerConfiguration(),
         logger: any KafkaLogger = StandardErrorKafkaLogger()
     ) throws -> KafkaProducer {
-        let callbacks = RDKafkaCallbacks(logger: logger)
+        let callbacks = RDKafkaCallbacks(logger: logger, secrets: configuration.kafka.secretValues)
         let client = try RDKafkaClient.make(
             kind: .producer,
             properties: configuration.rdKafkaProperties,
@@ -64,14 +64,16 @@ public final class KafkaProducer: Sendable {
     ///   delivery timeout passed (its `rdKafkaName` says why, `isRetriable` whether sending again may work);
     ///   ``KafkaError/Code/state`` after ``close(timeout:)``.
     public func send(_ record: KafkaProducerRecord) async throws -> KafkaDeliveryReport {
-        guard state.withLock({ $0.isOpen }) else {
-            throw KafkaError.state(reason: "send after close")
-        }
         let client = self.client
         return try await withCheckedThrowingContinuation { continuation in
             let box = RDKafkaDeliveryBox { result in continuation.resume(with: result) }
             do {
-                try client.produce(record, box: box)
+                // Enqueue under the lock (rd_kafka_produceva does not block): a close that starts later flushes
+                // this record, and no record is enqueued after the poll thread stopped serving delivery reports.
+                try state.withLock { state in
+                    guard state.isOpen else { throw KafkaError.state(reason: "send after close") }
+                    try client.produce(record, box: box)
+                }
             } catch {
                 continuation.resume(throwing: error)
             }

@@ -84,3 +84,29 @@ struct ConfigurationTests {
         #expect(consumer.offsetReset == .earliest)
     }
 }
+
+@Suite("Secrets in librdkafka logs")
+struct SecretLogTests {
+    @Test("a secret never reaches the logger, even with librdkafka's configuration debug dump")
+    func secretNotLogged() async throws {
+        let secret = "s3cr3t-value-for-logs"
+        let logger = CollectingLogger()
+        let configuration = KafkaProducerConfiguration(
+            kafka: KafkaConfiguration(
+                bootstrapServers: ["127.0.0.1:1"],
+                properties: [
+                    "security.protocol": "sasl_plaintext",
+                    "sasl.mechanism": "PLAIN",
+                    "sasl.username": "user",
+                    "sasl.password": secret,
+                    "debug": "conf,security",
+                ],
+                logLevel: .debug
+            )
+        )
+        let producer = try KafkaProducer.make(configuration: configuration, logger: logger)
+        await producer.close(timeout: .milliseconds(200))
+        #expect(!logger.text.isEmpty)
+        #expect(!logger.text.contains(secret))
+    }
+}

@@ -288,4 +288,29 @@ struct KafkaIntegrationTests {
         #expect(consumer.assignment.isEmpty)
         await producer.close()
     }
+
+    @Test("topics not created up front are created by the first metadata request, a subscriber's too")
+    func topicCreatedOnDemand() async throws {
+        let topic = unique("ondemand")
+        let broker = try EmbeddedBroker.make()
+        let consumer = try KafkaConsumer.make(
+            configuration: consumerConfiguration(broker, group: unique("g"), topics: [topic]),
+            logger: logger
+        )
+        // The mock cluster auto-creates on any metadata request (it ignores allow.auto.create.topics), with its
+        // default of 4 partitions: the subscription alone creates the topic.
+        let all = Set((0..<4).map { KafkaTopicPartition(topic: topic, partition: Int32($0)) })
+        try await eventually(.seconds(60), "the auto-created topic assigned") { consumer.assignment == all }
+
+        let producer = try KafkaProducer.make(configuration: producerConfiguration(broker), logger: logger)
+        let report = try await producer.send(KafkaProducerRecord(topic: topic, key: "k".bytes, value: "v".bytes))
+        let metadata = try await producer.metadata()
+        #expect(metadata.topics.first { $0.name == topic }?.partitionCount == 4)
+
+        let records = try await take(1, from: consumer)
+        #expect(records.first?.partition == report.partition)
+        #expect(records.first?.value == "v".bytes)
+        await consumer.close()
+        await producer.close()
+    }
 }

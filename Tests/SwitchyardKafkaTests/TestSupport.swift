@@ -11,20 +11,39 @@ struct TestFailure: Error, CustomStringConvertible {
 
 /// Runs `body`, failing with a clear message when it takes longer than `limit`.
 ///
-/// `body` must react to cancellation (consumer reads do) or finish on its own soon after.
+/// On timeout `body` is cancelled and abandoned: the caller never waits for it, so a body that ignores
+/// cancellation cannot hang the test.
 func withDeadline<T: Sendable>(
     _ limit: Duration,
     _ what: String,
     _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: limit)
-            throw TestFailure("timed out after \(limit): \(what)")
+    let outcome = Locked<Bool>(false)
+    let timer = Locked<Task<Void, Never>?>(nil)
+    return try await withCheckedThrowingContinuation { continuation in
+        let work = Task {
+            let result = await Result(catching: body)
+            if outcome.withLock({ done in defer { done = true }; return !done }) {
+                timer.withLock { $0?.cancel() }
+                continuation.resume(with: result)
+            }
         }
-        defer { group.cancelAll() }
-        return try await group.next()!
+        timer.withLock { timer in
+            timer = Task {
+                try? await Task.sleep(for: limit)
+                guard !Task.isCancelled else { return }
+                if outcome.withLock({ done in defer { done = true }; return !done }) {
+                    work.cancel()
+                    continuation.resume(throwing: TestFailure("timed out after \(limit): \(what)"))
+                }
+            }
+        }
+    }
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }
 

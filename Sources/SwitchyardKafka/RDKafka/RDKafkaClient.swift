@@ -12,20 +12,32 @@ final class RDKafkaCallbacks: Sendable {
     }
 
     let logger: any KafkaLogger
+    /// Secret property values: scrubbed from log lines and error reasons, whatever librdkafka puts in them.
+    let secrets: [String]
     let onRebalance: (@Sendable (Rebalance) -> Void)?
     let onStatistics: (@Sendable (RDKafkaStatistics) -> Void)?
     let onError: (@Sendable (KafkaError) -> Void)?
 
     init(
         logger: any KafkaLogger,
+        secrets: [String] = [],
         onRebalance: (@Sendable (Rebalance) -> Void)? = nil,
         onStatistics: (@Sendable (RDKafkaStatistics) -> Void)? = nil,
         onError: (@Sendable (KafkaError) -> Void)? = nil
     ) {
         self.logger = logger
+        self.secrets = secrets
         self.onRebalance = onRebalance
         self.onStatistics = onStatistics
         self.onError = onError
+    }
+
+    func scrub(_ text: String) -> String {
+        var text = text
+        for secret in secrets where text.contains(secret) {
+            text = text.replacingOccurrences(of: secret, with: "<redacted>")
+        }
+        return text
     }
 
     static func from(_ opaque: UnsafeMutableRawPointer?) -> RDKafkaCallbacks? {
@@ -474,7 +486,7 @@ private let logCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CC
     guard let rk, let callbacks = RDKafkaCallbacks.from(rd_kafka_opaque(rk)) else { return }
     callbacks.logger.log(
         level: KafkaLogLevel(syslog: level),
-        message: message.map { String(cString: $0) } ?? "",
+        message: callbacks.scrub(message.map { String(cString: $0) } ?? ""),
         metadata: [
             "kafka.client": String(cString: rd_kafka_name(rk)),
             "kafka.facility": facility.map { String(cString: $0) } ?? "",
@@ -486,7 +498,7 @@ private let errorCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<
     rk, err, reason, opaque in
     guard let rk, let callbacks = RDKafkaCallbacks.from(opaque) else { return }
     let code = rd_kafka_resp_err_t(rawValue: err)
-    let context = reason.map { String(cString: $0) } ?? "client error"
+    let context = callbacks.scrub(reason.map { String(cString: $0) } ?? "client error")
     let error: KafkaError =
         code == RD_KAFKA_RESP_ERR__FATAL
         ? RDKafkaClient.fatalError(rk, context: context)
