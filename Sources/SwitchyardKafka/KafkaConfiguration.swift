@@ -187,7 +187,7 @@ public struct KafkaProducerConfiguration: Sendable, CustomStringConvertible {
     }
 }
 
-/// A librdkafka log level (syslog severities).
+/// A librdkafka log level (syslog severities). Ordered like swift-log: `.debug` < … < `.critical`.
 public enum KafkaLogLevel: Int, Sendable, Comparable, CustomStringConvertible {
     case critical = 2
     case error = 3

@@ -22,7 +22,10 @@ public final class KafkaProducer: Sendable {
 
     deinit {
         // Without close(): stop the poll thread, which fails what is still pending, then frees the client.
-        state.withLock { _ = $0.close() }
+        if case .stopThread(let signal) = state.withLock({ $0.close() }) {
+            // The poll thread fails what is still pending, then frees the client; deinit does not wait for it.
+            signal.requestStop()
+        }
     }
 
     /// Creates a producer and starts its poll thread. A rejected property throws ``KafkaError/Code/configuration``.
@@ -150,8 +153,6 @@ public final class KafkaProducer: Sendable {
             switch state {
             case .running(let signal), .closing(let signal):
                 state = .closed
-                // The poll thread stops on its own; deinit does not wait for it.
-                signal.requestStop()
                 return .stopThread(signal)
             case .initial, .closed:
                 state = .closed

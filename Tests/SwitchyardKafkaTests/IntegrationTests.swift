@@ -60,8 +60,11 @@ struct KafkaIntegrationTests {
         await producer.close()
     }
 
-    @Test("two consumers in a group split the partitions; when one leaves the other takes over, nothing skipped")
-    func groupRebalance() async throws {
+    @Test(
+        "two consumers in a group split the partitions; when one leaves the other takes over, nothing skipped",
+        arguments: ["range,roundrobin", "cooperative-sticky"]
+    )
+    func groupRebalance(assignor: String) async throws {
         let topic = unique("split")
         let broker = try EmbeddedBroker.make(topics: [topic: 4])
         let producer = try KafkaProducer.make(configuration: producerConfiguration(broker), logger: logger)
@@ -70,7 +73,12 @@ struct KafkaIntegrationTests {
 
         func start(_ name: String) throws -> (KafkaConsumer, Task<Void, any Error>) {
             let consumer = try KafkaConsumer.make(
-                configuration: consumerConfiguration(broker, group: group, topics: [topic]),
+                configuration: consumerConfiguration(
+                    broker,
+                    group: group,
+                    topics: [topic],
+                    properties: ["partition.assignment.strategy": assignor]
+                ),
                 logger: logger
             )
             let task = Task {

@@ -96,7 +96,8 @@ func consumerConfiguration(
     _ broker: EmbeddedBroker,
     group: String,
     topics: [String],
-    maxBuffered: Int = 1000
+    maxBuffered: Int = 1000,
+    properties: [String: String] = [:]
 ) -> KafkaConsumerConfiguration {
     KafkaConsumerConfiguration(
         groupID: group,
@@ -108,7 +109,7 @@ func consumerConfiguration(
                 "heartbeat.interval.ms": "500",
                 "topic.metadata.refresh.interval.ms": "1000",
                 "reconnect.backoff.max.ms": "1000",
-            ],
+            ].merging(properties) { $1 },
             logLevel: .error
         ),
         sessionTimeout: .seconds(6),
