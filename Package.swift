@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "Switchyard", targets: ["Switchyard"]),
         .library(name: "SwitchyardJSON", targets: ["SwitchyardJSON"]),
         .library(name: "SwitchyardCatalog", targets: ["SwitchyardCatalog"]),
+        .library(name: "SwitchyardKafka", targets: ["SwitchyardKafka"]),
     ],
     targets: [
         // MARK: - C libraries from Debian packages
@@ -23,10 +24,12 @@ let package = Package(
         .target(name: "SwitchyardJSON"),
         /// The shipped event catalogs (payments, feeds).
         .target(name: "SwitchyardCatalog", dependencies: ["SwitchyardJSON"]),
+        /// The Kafka client on librdkafka (consumer, producer, embedded mock broker); every C call is in RDKafka/.
+        .target(name: "SwitchyardKafka", dependencies: ["CRdKafka"]),
         /// The pipeline: decoding a record under a topic policy, replay.
         .target(name: "Switchyard", dependencies: ["SwitchyardJSON", "SwitchyardCatalog"]),
         /// Subcommands; the executable only calls into it.
-        .target(name: "SwitchyardCLI", dependencies: ["Switchyard"]),
+        .target(name: "SwitchyardCLI", dependencies: ["Switchyard", "SwitchyardKafka"]),
         .executableTarget(name: "switchyard", dependencies: ["SwitchyardCLI"]),
 
         // MARK: - Tests
@@ -41,6 +44,8 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "CLITests", dependencies: ["Switchyard"]),
+        /// Integration tests over TCP against the embedded broker (and kcat against `switchyard broker`).
+        .testTarget(name: "SwitchyardKafkaTests", dependencies: ["SwitchyardKafka"]),
     ],
     swiftLanguageModes: [.v6]
 )

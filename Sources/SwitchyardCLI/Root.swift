@@ -3,8 +3,10 @@ import Foundation
 /// The `switchyard` root command: dispatches to a subcommand, prints help, maps errors to exit codes.
 public enum Root {
     /// Every subcommand, in the order `--help` lists them.
-    static let commands: [any Command.Type] = [
+    // Immutable after initialization; metatypes of a non-Sendable protocol are not Sendable to the compiler.
+    nonisolated(unsafe) static let commands: [any Command.Type] = [
         ReplayCommand.self,
+        BrokerCommand.self,
         VersionCommand.self,
     ]
 

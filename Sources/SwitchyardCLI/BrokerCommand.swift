@@ -1,0 +1,112 @@
+import Dispatch
+import Foundation
+import SwitchyardKafka
+
+/// `switchyard broker`: runs an embedded Kafka-protocol cluster (librdkafka's mock cluster) until SIGINT/SIGTERM.
+struct BrokerCommand: Command {
+    static let name = "broker"
+    static let abstract = "Run an embedded Kafka-protocol broker (in memory) until interrupted."
+    static let usage = """
+        switchyard broker [--brokers N] [--topic NAME:PARTITIONS]…
+
+        Starts librdkafka's mock cluster on localhost and prints, as the first line on stdout:
+
+          bootstrap.servers=HOST:PORT[,HOST:PORT…]
+
+        then serves until SIGINT or SIGTERM (exit 0). Records live in memory only.
+
+        OPTIONS:
+          --brokers N                 How many brokers (1…32). Default: 1.
+          --topic NAME:PARTITIONS     Create a topic (repeatable). Other topics are created on first use
+                                      (any client's metadata request) with 4 partitions, the mock's default.
+          -h, --help                  Show this help.
+
+        EXAMPLE:
+          switchyard broker --topic payments:4 --topic feeds:2
+          kcat -b HOST:PORT -P -t payments -K:
+        """
+
+    var brokers: Int
+    var topics: [(name: String, partitions: Int)]
+
+    init(arguments: inout Arguments) throws {
+        brokers = try arguments.intOption("--brokers") ?? 1
+        topics = try arguments.options("--topic").map(Self.parseTopic)
+    }
+
+    static func parseTopic(_ text: String) throws -> (name: String, partitions: Int) {
+        guard let colon = text.lastIndex(of: ":") else {
+            throw CommandError.usage("--topic needs NAME:PARTITIONS, got '\(text)'")
+        }
+        let name = String(text[..<colon])
+        guard !name.isEmpty, let partitions = Int(text[text.index(after: colon)...]) else {
+            throw CommandError.usage("--topic needs NAME:PARTITIONS, got '\(text)'")
+        }
+        return (name, partitions)
+    }
+
+    func validate() throws {
+        guard (1...32).contains(brokers) else {
+            throw CommandError.usage("--brokers must be between 1 and 32, got \(brokers)")
+        }
+        for topic in topics where !(1...10_000).contains(topic.partitions) {
+            throw CommandError.usage("--topic \(topic.name): partitions must be between 1 and 10000")
+        }
+        let names = topics.map(\.name)
+        guard Set(names).count == names.count else {
+            throw CommandError.usage("a --topic is given more than once")
+        }
+    }
+
+    func run() async throws -> ExitCode {
+        let broker: EmbeddedBroker
+        do {
+            broker = try EmbeddedBroker.make(brokers: brokers)
+            for topic in topics {
+                try broker.createTopic(topic.name, partitions: topic.partitions)
+            }
+        } catch let error as KafkaError {
+            throw CommandError(error)
+        }
+        // The contract: the first stdout line, flushed at once, so scripts can read it and go on.
+        FileHandle.standardOutput.write(Data("bootstrap.servers=\(broker.bootstrapServers)\n".utf8))
+        let topicList = topics.map { "\($0.name):\($0.partitions)" }.joined(separator: ", ")
+        printError(
+            "switchyard broker: \(brokers) broker(s) at \(broker.bootstrapServers)"
+                + (topicList.isEmpty ? "" : ", topics \(topicList)") + "; stop with Ctrl-C or SIGTERM"
+        )
+        let signal = await waitForTermination()
+        printError("switchyard broker: \(signal), shutting down")
+        withExtendedLifetime(broker) {}
+        return .success
+    }
+
+    /// Waits for SIGINT or SIGTERM (Dispatch signal sources; the default handlers are ignored meanwhile).
+    private func waitForTermination() async -> String {
+        let queue = DispatchQueue(label: "switchyard.broker.signals")
+        let (received, continuation) = AsyncStream.makeStream(of: String.self)
+        var sources: [any DispatchSourceSignal] = []
+        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+            Foundation.signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { continuation.yield(name) }
+            source.resume()
+            sources.append(source)
+        }
+        var iterator = received.makeAsyncIterator()
+        let name = await iterator.next() ?? "end"
+        for source in sources { source.cancel() }
+        return name
+    }
+}
+
+extension CommandError {
+    /// Maps a Kafka client error to the CLI's exit codes: bad configuration 78, unreachable broker 69, else 70.
+    init(_ error: KafkaError) {
+        switch error.code {
+        case .configuration: self.init(.config, error.reason)
+        case .unavailable: self.init(.unavailable, error.reason)
+        default: self.init(.software, error.description)
+        }
+    }
+}

@@ -1,0 +1,255 @@
+/// Settings shared by the consumer and the producer: where the cluster is, who we are, and any librdkafka property.
+public struct KafkaConfiguration: Sendable, CustomStringConvertible {
+    /// The bootstrap brokers, `host:port` each. Default: `["localhost:9092"]`.
+    public var bootstrapServers: [String]
+    /// `client.id`, shown in broker logs and metrics. Default: `"switchyard"`.
+    public var clientID: String
+    /// Any librdkafka property, passed through as is (`security.protocol`, `sasl.*`, `ssl.*`, …).
+    ///
+    /// These are applied last, so they override the typed settings. A property librdkafka rejects is a
+    /// ``KafkaError`` with code ``KafkaError/Code/configuration`` when the client is made.
+    /// Values of secret properties (see ``isSecret(_:)``) never appear in logs, errors or descriptions.
+    /// Default: empty.
+    public var properties: [String: String]
+    /// The most verbose librdkafka log level routed to the ``KafkaLogger``. Default: `.warning`.
+    public var logLevel: KafkaLogLevel
+
+    /// Makes a configuration; every argument has the documented default.
+    public init(
+        bootstrapServers: [String] = ["localhost:9092"],
+        clientID: String = "switchyard",
+        properties: [String: String] = [:],
+        logLevel: KafkaLogLevel = .warning
+    ) {
+        self.bootstrapServers = bootstrapServers
+        self.clientID = clientID
+        self.properties = properties
+        self.logLevel = logLevel
+    }
+
+    /// Whether a property name holds a secret: `sasl.password`, `ssl.key.password`, and any name containing
+    /// `password`, `secret` or `sasl.oauthbearer.config`.
+    public static func isSecret(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return lowered.contains("password") || lowered.contains("secret") || lowered == "sasl.oauthbearer.config"
+            || lowered == "ssl.key.pem" || lowered == "ssl_key"
+    }
+
+    /// The properties with secret values replaced by `<redacted>`, for logs and `/status`.
+    public static func redacted(_ properties: [String: String]) -> [String: String] {
+        var result: [String: String] = [:]
+        for (name, value) in properties {
+            result[name] = isSecret(name) ? "<redacted>" : value
+        }
+        return result
+    }
+
+    /// The values of secret properties, to scrub from librdkafka's log lines.
+    var secretValues: [String] {
+        properties.filter { Self.isSecret($0.key) && !$0.value.isEmpty }.map(\.value)
+    }
+
+    public var description: String {
+        let props = Self.redacted(properties).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        return "KafkaConfiguration(bootstrapServers: \(bootstrapServers.joined(separator: ",")), "
+            + "clientID: \(clientID), properties: [\(props.joined(separator: ", "))])"
+    }
+
+    /// The librdkafka properties for the shared settings, in the order they are applied.
+    var rdKafkaProperties: [(String, String)] {
+        var result: [(String, String)] = [
+            ("bootstrap.servers", bootstrapServers.joined(separator: ",")),
+            ("client.id", clientID),
+            ("log_level", String(logLevel.syslogLevel)),
+        ]
+        result += properties.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        return result
+    }
+}
+
+/// The consumer's settings.
+public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
+    /// Where to start when the group has no committed offset for a partition.
+    public enum OffsetReset: String, Sendable {
+        /// From the first retained record.
+        case earliest
+        /// From the next record produced.
+        case latest
+        /// Fail the partition (an error event).
+        case error
+    }
+
+    /// Brokers, client id, passthrough properties.
+    public var kafka: KafkaConfiguration
+    /// `group.id`, the consumer group. Required.
+    public var groupID: String
+    /// The topics to subscribe to. Required, not empty.
+    public var topics: [String]
+    /// `session.timeout.ms`: how long the group waits for a silent member before rebalancing.
+    /// Default: 45 seconds (librdkafka's).
+    public var sessionTimeout: Duration
+    /// `auto.offset.reset`. Default: `.earliest` (at-least-once: never skip what was already produced).
+    public var offsetReset: OffsetReset
+    /// `auto.commit.interval.ms`: how often stored offsets are committed. Default: 5 seconds.
+    public var commitInterval: Duration
+    /// `statistics.interval.ms`: how often librdkafka statistics (consumer lag) refresh; `nil` disables them.
+    /// Default: 5 seconds.
+    public var statisticsInterval: Duration?
+    /// How many records the poll thread buffers ahead of the reader before it waits. Default: 1000.
+    public var maxBufferedRecords: Int
+
+    /// Makes a configuration; every argument but the group and topics has the documented default.
+    public init(
+        groupID: String,
+        topics: [String],
+        kafka: KafkaConfiguration = KafkaConfiguration(),
+        sessionTimeout: Duration = .seconds(45),
+        offsetReset: OffsetReset = .earliest,
+        commitInterval: Duration = .seconds(5),
+        statisticsInterval: Duration? = .seconds(5),
+        maxBufferedRecords: Int = 1000
+    ) {
+        self.kafka = kafka
+        self.groupID = groupID
+        self.topics = topics
+        self.sessionTimeout = sessionTimeout
+        self.offsetReset = offsetReset
+        self.commitInterval = commitInterval
+        self.statisticsInterval = statisticsInterval
+        self.maxBufferedRecords = maxBufferedRecords
+    }
+
+    public var description: String {
+        "KafkaConsumerConfiguration(groupID: \(groupID), topics: \(topics), \(kafka))"
+    }
+
+    /// Every librdkafka property, typed ones first, passthrough last.
+    var rdKafkaProperties: [(String, String)] {
+        var result: [(String, String)] = [
+            ("group.id", groupID),
+            ("session.timeout.ms", String(sessionTimeout.milliseconds)),
+            ("auto.offset.reset", offsetReset.rawValue),
+            // At-least-once: the application stores an offset only once the record's outcome is durable;
+            // librdkafka commits what was stored, periodically, on revocation and on close.
+            ("enable.auto.offset.store", "false"),
+            ("enable.auto.commit", "true"),
+            ("auto.commit.interval.ms", String(commitInterval.milliseconds)),
+            ("statistics.interval.ms", String(statisticsInterval?.milliseconds ?? 0)),
+        ]
+        let shared = kafka.rdKafkaProperties
+        // The passthrough map comes last so it can override anything above.
+        result.insert(contentsOf: shared.prefix(3), at: 0)
+        result += shared.dropFirst(3)
+        return result
+    }
+}
+
+/// The producer's settings.
+public struct KafkaProducerConfiguration: Sendable, CustomStringConvertible {
+    /// Brokers, client id, passthrough properties.
+    public var kafka: KafkaConfiguration
+    /// `enable.idempotence`: no duplicates or reordering from retries. Default: `true`.
+    public var idempotence: Bool
+    /// `message.timeout.ms`: how long a record may wait for its acknowledgement, retries included, before
+    /// `send` throws. Default: 300 seconds (librdkafka's).
+    public var deliveryTimeout: Duration
+    /// `linger.ms`: how long to wait to batch records. Default: 5 milliseconds (librdkafka's).
+    public var linger: Duration
+
+    /// Makes a configuration; every argument has the documented default.
+    public init(
+        kafka: KafkaConfiguration = KafkaConfiguration(),
+        idempotence: Bool = true,
+        deliveryTimeout: Duration = .seconds(300),
+        linger: Duration = .milliseconds(5)
+    ) {
+        self.kafka = kafka
+        self.idempotence = idempotence
+        self.deliveryTimeout = deliveryTimeout
+        self.linger = linger
+    }
+
+    public var description: String {
+        "KafkaProducerConfiguration(idempotence: \(idempotence), \(kafka))"
+    }
+
+    /// Every librdkafka property, typed ones first, passthrough last.
+    var rdKafkaProperties: [(String, String)] {
+        let shared = kafka.rdKafkaProperties
+        var result = Array(shared.prefix(3))
+        result += [
+            ("enable.idempotence", idempotence ? "true" : "false"),
+            ("message.timeout.ms", String(deliveryTimeout.milliseconds)),
+            ("linger.ms", String(linger.milliseconds)),
+        ]
+        result += shared.dropFirst(3)
+        return result
+    }
+}
+
+/// A librdkafka log level (syslog severities). Ordered like swift-log: `.debug` < … < `.critical`.
+public enum KafkaLogLevel: Int, Sendable, Comparable, CustomStringConvertible {
+    case critical = 2
+    case error = 3
+    case warning = 4
+    case notice = 5
+    case info = 6
+    case debug = 7
+
+    var syslogLevel: Int { rawValue }
+
+    public static func < (lhs: KafkaLogLevel, rhs: KafkaLogLevel) -> Bool { lhs.rawValue > rhs.rawValue }
+
+    public var description: String {
+        switch self {
+        case .critical: "critical"
+        case .error: "error"
+        case .warning: "warning"
+        case .notice: "notice"
+        case .info: "info"
+        case .debug: "debug"
+        }
+    }
+
+    init(syslog: Int32) {
+        switch syslog {
+        case ...2: self = .critical
+        case 3: self = .error
+        case 4: self = .warning
+        case 5: self = .notice
+        case 6: self = .info
+        default: self = .debug
+        }
+    }
+}
+
+/// Where librdkafka's log lines go: a tiny handler in the spirit of swift-log's `LogHandler`.
+public protocol KafkaLogger: Sendable {
+    /// Logs one line. `message` is constant-ish text from librdkafka; `metadata` has dotted keys
+    /// (`kafka.client`, `kafka.facility`).
+    func log(level: KafkaLogLevel, message: String, metadata: [String: String])
+}
+
+/// Writes log lines to stderr.
+public struct StandardErrorKafkaLogger: KafkaLogger {
+    public init() {}
+
+    public func log(level: KafkaLogLevel, message: String, metadata: [String: String]) {
+        let meta = metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        writeToStandardError("[\(level)] \(message) \(meta)\n")
+    }
+}
+
+/// Drops every log line.
+public struct NoOpKafkaLogger: KafkaLogger {
+    public init() {}
+    public func log(level: KafkaLogLevel, message: String, metadata: [String: String]) {}
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded down, at least 0.
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+    }
+}

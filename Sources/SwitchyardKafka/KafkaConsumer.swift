@@ -1,0 +1,540 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A consumer in a consumer group: records arrive on ``records``, offsets are stored by the caller once each
+/// record's outcome is durable (at-least-once).
+///
+/// A dedicated thread runs `rd_kafka_consumer_poll`, serves rebalances (committing stored offsets before
+/// partitions are revoked), statistics (``lag``) and errors (``events``), and buffers up to
+/// ``KafkaConsumerConfiguration/maxBufferedRecords`` records ahead of the reader.
+///
+/// librdkafka commits stored offsets every ``KafkaConsumerConfiguration/commitInterval``, on revocation and on
+/// ``close()``. Nothing is committed past an offset that was not stored with ``storeOffset(_:)``.
+///
+/// - Important: ``records`` supports one iterator at a time. Call ``close()`` before dropping the consumer so
+///   the group rebalances at once and stored offsets are committed.
+public final class KafkaConsumer: Sendable {
+    private let client: RDKafkaClient
+    private let shared: Shared
+    private let signal: PollThreadSignal
+
+    /// The records of the assigned partitions, in order per partition. Ends after ``close()``; throws a
+    /// ``KafkaError`` with ``KafkaError/isFatal`` when librdkafka hits a fatal error.
+    public let records: Records
+    /// Assignment changes and non-fatal errors, for observability (buffers the newest 1024 when not read).
+    public let events: AsyncStream<KafkaConsumerEvent>
+    /// The configuration the consumer was made with.
+    public let configuration: KafkaConsumerConfiguration
+
+    private init(
+        client: RDKafkaClient,
+        shared: Shared,
+        events: AsyncStream<KafkaConsumerEvent>,
+        configuration: KafkaConsumerConfiguration
+    ) {
+        self.client = client
+        self.shared = shared
+        self.signal = PollThreadSignal()
+        self.records = Records(shared: shared)
+        self.events = events
+        self.configuration = configuration
+    }
+
+    deinit {
+        // The poll thread closes the consumer (commit, leave the group) and then frees the client.
+        signal.requestStop()
+    }
+
+    /// Creates a consumer, subscribes it to ``KafkaConsumerConfiguration/topics`` and starts its poll thread.
+    ///
+    /// - Throws: ``KafkaError/Code/configuration`` for a rejected property or an empty group or topic list.
+    ///   Does not contact the cluster (use ``metadata(timeout:)`` to fail fast on unreachable brokers).
+    public static func make(
+        configuration: KafkaConsumerConfiguration,
+        logger: any KafkaLogger = StandardErrorKafkaLogger()
+    ) throws -> KafkaConsumer {
+        guard !configuration.groupID.isEmpty else {
+            throw KafkaError.configuration(reason: "the consumer needs a group id")
+        }
+        guard !configuration.topics.isEmpty, !configuration.topics.contains("") else {
+            throw KafkaError.configuration(reason: "the consumer needs at least one topic")
+        }
+        guard configuration.maxBufferedRecords > 0 else {
+            throw KafkaError.configuration(reason: "maxBufferedRecords must be positive")
+        }
+        let (events, eventsContinuation) = AsyncStream.makeStream(
+            of: KafkaConsumerEvent.self,
+            bufferingPolicy: .bufferingNewest(1024)
+        )
+        let shared = Shared(maxBuffered: configuration.maxBufferedRecords, events: eventsContinuation)
+        let callbacks = RDKafkaCallbacks(
+            logger: logger,
+            secrets: configuration.kafka.secretValues,
+            onRebalance: { [shared] rebalance in shared.rebalanced(rebalance) },
+            onStatistics: { [shared] statistics in shared.state.withLock { $0.updateLag(statistics.consumerLag) } },
+            onError: { [shared] error in shared.reportError(error) }
+        )
+        let client = try RDKafkaClient.make(
+            kind: .consumer,
+            properties: configuration.rdKafkaProperties,
+            callbacks: callbacks
+        )
+        try client.subscribe(topics: configuration.topics)
+        let consumer = KafkaConsumer(
+            client: client,
+            shared: shared,
+            events: events,
+            configuration: configuration
+        )
+        consumer.startPollThread()
+        return consumer
+    }
+
+    private func startPollThread() {
+        let client = self.client
+        let shared = self.shared
+        let signal = self.signal
+        startDedicatedThread(name: "switchyard.kafka.consumer") {
+            while !signal.isStopRequested {
+                // Seeks run here, between polls, so no record fetched before the seek is in flight.
+                for request in shared.state.withLock({ $0.takeSeekRequests() }) {
+                    shared.performSeek(request, client: client)
+                }
+                if shared.state.withLock({ $0.isStopping }) { break }
+                if shared.state.withLock({ $0.isBufferFull }) {
+                    // Backpressure: the reader is behind. librdkafka keeps fetching up to its own queue limits.
+                    usleep(5_000)
+                    continue
+                }
+                switch client.consumerPoll(timeoutMilliseconds: 100) {
+                case .none:
+                    continue
+                case .record(let record):
+                    shared.state.withLock { $0.polled(record) }?.resume(returning: record)
+                case .error(let error):
+                    shared.reportError(error)
+                }
+            }
+            // Revokes the assignment (the rebalance callback commits stored offsets), leaves the group.
+            if let error = client.consumerClose() {
+                shared.events.yield(.error(error))
+            }
+            for request in shared.state.withLock({ $0.takeSeekRequests() }) {
+                request.continuation.resume(throwing: KafkaError.state(reason: "the consumer closed before the seek"))
+            }
+            shared.finish()
+            signal.markFinished()
+        }
+    }
+
+    // MARK: - Offsets
+
+    /// Stores `record.offset + 1` for the next commit: call it once the record's outcome is durable.
+    ///
+    /// - Throws: ``KafkaError/Code/state`` when the record's partition is no longer assigned (another member
+    ///   will consume the record again; that is at-least-once).
+    public func storeOffset(_ record: KafkaRecord) throws {
+        try client.storeOffsets([(record.topicPartition, record.offset + 1)])
+    }
+
+    /// Stores `nextOffset` (the offset of the next record to read) for a partition.
+    public func storeOffset(_ partition: KafkaTopicPartition, nextOffset: Int64) throws {
+        try client.storeOffsets([(partition, nextOffset)])
+    }
+
+    /// Commits the stored offsets now and waits for the coordinator's answer (librdkafka also commits them
+    /// periodically, on revocation and on close).
+    public func commit() async throws {
+        let client = self.client
+        try await runBlocking { try client.commitStored() }
+    }
+
+    /// The group's committed offsets (the next offset to read) for these partitions; partitions without a
+    /// commit are absent.
+    public func committedOffsets(
+        _ partitions: [KafkaTopicPartition],
+        timeout: Duration = .seconds(10)
+    ) async throws -> [KafkaTopicPartition: Int64] {
+        let client = self.client
+        let milliseconds = Int32(clamping: timeout.milliseconds)
+        let offsets = try await runBlocking { try client.committed(partitions, timeoutMilliseconds: milliseconds) }
+        return offsets.filter { $0.value >= 0 }
+    }
+
+    // MARK: - Flow control
+
+    /// Stops delivering records of these partitions until ``resume(_:)``; records already buffered are held back,
+    /// not dropped.
+    public func pause(_ partitions: [KafkaTopicPartition]) throws {
+        shared.state.withLock { $0.pause(partitions) }
+        try client.pause(partitions)
+    }
+
+    /// Resumes partitions paused with ``pause(_:)``; held-back records come first.
+    public func resume(_ partitions: [KafkaTopicPartition]) throws {
+        try client.resume(partitions)
+        shared.state.withLock { $0.resume(partitions) }?.run()
+    }
+
+    /// Moves an assigned partition to `offset`: the next record of that partition is the one at `offset`.
+    /// Buffered records of the partition are dropped.
+    public func seek(_ partition: KafkaTopicPartition, to offset: Int64) async throws {
+        guard !signal.isStopRequested else { throw KafkaError.state(reason: "seek after close") }
+        let shared = self.shared
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let accepted = shared.state.withLock {
+                $0.requestSeek(.init(partition: partition, offset: offset, continuation: continuation))
+            }
+            if !accepted {
+                continuation.resume(throwing: KafkaError.state(reason: "seek after close"))
+            }
+        }
+    }
+
+    // MARK: - Observability
+
+    /// The partitions currently assigned to this member.
+    public var assignment: Set<KafkaTopicPartition> {
+        shared.state.withLock { $0.assignment }
+    }
+
+    /// Consumer lag per assigned partition from the latest librdkafka statistics (high watermark minus position);
+    /// empty when statistics are disabled or not yet reported.
+    public var lag: [KafkaTopicPartition: Int64] {
+        shared.state.withLock { state in state.lag.filter { state.assignment.contains($0.key) } }
+    }
+
+    /// Fetches cluster metadata (brokers, topics), waiting up to `timeout`.
+    ///
+    /// - Throws: ``KafkaError/Code/unavailable`` when no broker answers in time.
+    public func metadata(timeout: Duration = .seconds(10)) async throws -> KafkaClusterMetadata {
+        let client = self.client
+        let milliseconds = Int32(clamping: timeout.milliseconds)
+        return try await runBlocking { try client.metadata(timeoutMilliseconds: milliseconds) }
+    }
+
+    // MARK: - Closing
+
+    /// Leaves the group: commits stored offsets, revokes the assignment, ends ``records`` and ``events``.
+    /// Records still buffered are dropped (not stored, so they are consumed again later).
+    public func close() async {
+        shared.state.withLock { $0.beginStop() }
+        signal.requestStop()
+        let signal = self.signal
+        await runBlocking { signal.waitFinished() }
+    }
+
+    // MARK: - Records
+
+    /// The consumer's records as an `AsyncSequence`.
+    public struct Records: AsyncSequence, Sendable {
+        public typealias Element = KafkaRecord
+
+        fileprivate let shared: Shared
+
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(shared: shared)
+        }
+
+        /// Iterates ``KafkaConsumer/records``.
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            fileprivate let shared: Shared
+
+            public mutating func next() async throws -> KafkaRecord? {
+                let shared = self.shared
+                return try await withTaskCancellationHandler {
+                    try await withCheckedThrowingContinuation { continuation in
+                        let action = shared.state.withLock {
+                            $0.next(continuation: continuation, isCancelled: Task.isCancelled)
+                        }
+                        switch action {
+                        case .suspended:
+                            break
+                        case .deliver(let record):
+                            continuation.resume(returning: record)
+                        case .end:
+                            continuation.resume(returning: nil)
+                        case .fail(let error):
+                            continuation.resume(throwing: error)
+                        }
+                    }
+                } onCancel: {
+                    shared.state.withLock { $0.cancelWaiter() }?.resume(returning: nil)
+                }
+            }
+        }
+    }
+
+    // MARK: - Shared state
+
+    /// What the poll thread, the C callbacks and the public API share.
+    fileprivate final class Shared: Sendable {
+        let state: Mutex<StateMachine>
+        let events: AsyncStream<KafkaConsumerEvent>.Continuation
+
+        init(maxBuffered: Int, events: AsyncStream<KafkaConsumerEvent>.Continuation) {
+            self.state = Mutex(StateMachine(maxBuffered: maxBuffered))
+            self.events = events
+        }
+
+        func rebalanced(_ rebalance: RDKafkaCallbacks.Rebalance) {
+            switch rebalance {
+            case .assigned(let partitions):
+                state.withLock { $0.assigned(partitions) }
+                events.yield(.assigned(partitions.sorted()))
+            case .revoked(let partitions, let lost):
+                state.withLock { $0.revoked(partitions) }
+                events.yield(.revoked(partitions.sorted(), lost: lost))
+            case .failed(let error):
+                state.withLock { $0.revoked(nil) }
+                events.yield(.error(error))
+            }
+        }
+
+        func reportError(_ error: KafkaError) {
+            if error.isFatal {
+                state.withLock { $0.fatal(error) }
+            }
+            events.yield(.error(error))
+        }
+
+        func performSeek(_ request: StateMachine.SeekRequest, client: RDKafkaClient) {
+            do {
+                try client.seek(request.partition, to: request.offset)
+                state.withLock { $0.dropBuffered(request.partition) }
+                request.continuation.resume()
+            } catch {
+                request.continuation.resume(throwing: error)
+            }
+        }
+
+        func finish() {
+            state.withLock { $0.finish() }?.run()
+            events.finish()
+        }
+    }
+
+    // MARK: - State machine
+
+    /// The consumer's state: the record buffer, the waiting reader, the assignment, paused partitions.
+    /// Methods return the continuation to resume, which the caller resumes outside the lock.
+    fileprivate struct StateMachine {
+        typealias Waiter = CheckedContinuation<KafkaRecord?, any Error>
+
+        struct SeekRequest {
+            var partition: KafkaTopicPartition
+            var offset: Int64
+            var continuation: CheckedContinuation<Void, any Error>
+        }
+
+        enum Lifecycle {
+            case running
+            /// close() was called or a fatal error happened: the poll thread is closing the client.
+            case stopping(KafkaError?)
+            /// The poll thread is done; a fatal error is reported once, then the sequence ends.
+            case finished(KafkaError?)
+        }
+
+        enum NextAction {
+            case deliver(KafkaRecord)
+            case suspended
+            case end
+            case fail(KafkaError)
+        }
+
+        struct ResumeAction {
+            let waiter: Waiter
+            let result: Result<KafkaRecord?, KafkaError>
+
+            func run() { waiter.resume(with: result.mapError { $0 as any Error }) }
+        }
+
+        private(set) var lifecycle: Lifecycle = .running
+        private var buffer: RecordQueue = RecordQueue()
+        private var waiter: Waiter?
+        private var paused: Set<KafkaTopicPartition> = []
+        private var heldBack: [KafkaTopicPartition: [KafkaRecord]] = [:]
+        private var seekRequests: [SeekRequest] = []
+        private(set) var assignment: Set<KafkaTopicPartition> = []
+        private(set) var lag: [KafkaTopicPartition: Int64] = [:]
+        let maxBuffered: Int
+
+        init(maxBuffered: Int) {
+            self.maxBuffered = maxBuffered
+        }
+
+        var isBufferFull: Bool { buffer.count >= maxBuffered }
+
+        var isStopping: Bool {
+            if case .running = lifecycle { return false }
+            return true
+        }
+
+        /// A record from the poll thread: to the waiting reader, else into the buffer (or held back if paused).
+        mutating func polled(_ record: KafkaRecord) -> Waiter? {
+            guard case .running = lifecycle else { return nil }
+            let partition = record.topicPartition
+            if paused.contains(partition) {
+                heldBack[partition, default: []].append(record)
+                return nil
+            }
+            if let waiter, buffer.isEmpty {
+                self.waiter = nil
+                return waiter
+            }
+            buffer.append(record)
+            return nil
+        }
+
+        mutating func next(continuation: Waiter, isCancelled: Bool) -> NextAction {
+            switch lifecycle {
+            case .finished(let error):
+                if let error {
+                    lifecycle = .finished(nil)
+                    return .fail(error)
+                }
+                return .end
+            case .stopping:
+                return .end
+            case .running:
+                if let record = buffer.popFirst() { return .deliver(record) }
+                if isCancelled { return .end }
+                precondition(waiter == nil, "KafkaConsumer.records supports one iterator at a time")
+                waiter = continuation
+                return .suspended
+            }
+        }
+
+        mutating func cancelWaiter() -> Waiter? {
+            defer { waiter = nil }
+            return waiter
+        }
+
+        mutating func pause(_ partitions: [KafkaTopicPartition]) {
+            let set = Set(partitions)
+            paused.formUnion(set)
+            let held = buffer.removeAll { set.contains($0.topicPartition) }
+            for record in held {
+                heldBack[record.topicPartition, default: []].append(record)
+            }
+        }
+
+        mutating func resume(_ partitions: [KafkaTopicPartition]) -> ResumeAction? {
+            for partition in partitions {
+                paused.remove(partition)
+                for record in heldBack.removeValue(forKey: partition) ?? [] {
+                    buffer.append(record)
+                }
+            }
+            if let waiter, case .running = lifecycle, let record = buffer.popFirst() {
+                self.waiter = nil
+                return ResumeAction(waiter: waiter, result: .success(record))
+            }
+            return nil
+        }
+
+        mutating func requestSeek(_ request: SeekRequest) -> Bool {
+            guard case .running = lifecycle else { return false }
+            seekRequests.append(request)
+            return true
+        }
+
+        mutating func takeSeekRequests() -> [SeekRequest] {
+            defer { seekRequests = [] }
+            return seekRequests
+        }
+
+        /// Drops buffered and held-back records of a partition (after a seek or a revocation).
+        mutating func dropBuffered(_ partition: KafkaTopicPartition) {
+            _ = buffer.removeAll { $0.topicPartition == partition }
+            heldBack[partition] = nil
+        }
+
+        mutating func assigned(_ partitions: [KafkaTopicPartition]) {
+            assignment.formUnion(partitions)
+        }
+
+        /// `nil`: the whole assignment.
+        mutating func revoked(_ partitions: [KafkaTopicPartition]?) {
+            let revoked = partitions.map(Set.init) ?? assignment
+            assignment.subtract(revoked)
+            paused.subtract(revoked)
+            _ = buffer.removeAll { revoked.contains($0.topicPartition) }
+            for partition in revoked {
+                heldBack[partition] = nil
+                lag[partition] = nil
+            }
+        }
+
+        mutating func updateLag(_ lag: [KafkaTopicPartition: Int64]) {
+            self.lag = lag
+        }
+
+        mutating func beginStop() {
+            if case .running = lifecycle { lifecycle = .stopping(nil) }
+        }
+
+        mutating func fatal(_ error: KafkaError) {
+            if case .running = lifecycle { lifecycle = .stopping(error) }
+        }
+
+        /// The poll thread is done: the reader gets the fatal error (if any) or the end.
+        mutating func finish() -> ResumeAction? {
+            var error: KafkaError?
+            switch lifecycle {
+            case .running: error = nil
+            case .stopping(let e): error = e
+            case .finished: return nil
+            }
+            buffer = RecordQueue()
+            heldBack = [:]
+            assignment = []
+            guard let waiter else {
+                lifecycle = .finished(error)
+                return nil
+            }
+            self.waiter = nil
+            lifecycle = .finished(nil)
+            return ResumeAction(waiter: waiter, result: error.map { .failure($0) } ?? .success(nil))
+        }
+    }
+}
+
+/// A FIFO of records with amortized O(1) pops.
+struct RecordQueue {
+    private var storage: [KafkaRecord] = []
+    private var head = 0
+
+    var count: Int { storage.count - head }
+    var isEmpty: Bool { count == 0 }
+
+    mutating func append(_ record: KafkaRecord) {
+        storage.append(record)
+    }
+
+    mutating func popFirst() -> KafkaRecord? {
+        guard head < storage.count else { return nil }
+        let record = storage[head]
+        head += 1
+        if head > 256 && head * 2 > storage.count {
+            storage.removeFirst(head)
+            head = 0
+        }
+        return record
+    }
+
+    /// Removes the records matching `predicate`, keeping the others in order; returns the removed ones.
+    mutating func removeAll(where predicate: (KafkaRecord) -> Bool) -> [KafkaRecord] {
+        var kept: [KafkaRecord] = []
+        var removed: [KafkaRecord] = []
+        for record in storage[head...] {
+            if predicate(record) { removed.append(record) } else { kept.append(record) }
+        }
+        if !removed.isEmpty {
+            storage = kept
+            head = 0
+        }
+        return removed
+    }
+}

@@ -1,0 +1,588 @@
+import CRdKafka
+import Foundation
+
+/// What librdkafka's C callbacks call into. Retained by its ``RDKafkaClient`` for as long as the `rd_kafka_t` lives,
+/// and handed to librdkafka as the configuration opaque.
+final class RDKafkaCallbacks: Sendable {
+    /// A rebalance, after librdkafka's assignment was updated (assign) or before it is (revoke).
+    enum Rebalance: Sendable {
+        case assigned([KafkaTopicPartition])
+        case revoked([KafkaTopicPartition], lost: Bool)
+        case failed(KafkaError)
+    }
+
+    let logger: any KafkaLogger
+    /// Secret property values: scrubbed from log lines and error reasons, whatever librdkafka puts in them.
+    let secrets: [String]
+    let onRebalance: (@Sendable (Rebalance) -> Void)?
+    let onStatistics: (@Sendable (RDKafkaStatistics) -> Void)?
+    let onError: (@Sendable (KafkaError) -> Void)?
+
+    init(
+        logger: any KafkaLogger,
+        secrets: [String] = [],
+        onRebalance: (@Sendable (Rebalance) -> Void)? = nil,
+        onStatistics: (@Sendable (RDKafkaStatistics) -> Void)? = nil,
+        onError: (@Sendable (KafkaError) -> Void)? = nil
+    ) {
+        self.logger = logger
+        self.secrets = secrets
+        self.onRebalance = onRebalance
+        self.onStatistics = onStatistics
+        self.onError = onError
+    }
+
+    func scrub(_ text: String) -> String {
+        var text = text
+        for secret in secrets where text.contains(secret) {
+            text = text.replacingOccurrences(of: secret, with: "<redacted>")
+        }
+        return text
+    }
+
+    static func from(_ opaque: UnsafeMutableRawPointer?) -> RDKafkaCallbacks? {
+        opaque.map { Unmanaged<RDKafkaCallbacks>.fromOpaque($0).takeUnretainedValue() }
+    }
+}
+
+/// The per-record opaque of a produced record: its delivery report completes it exactly once.
+final class RDKafkaDeliveryBox: Sendable {
+    let complete: @Sendable (Result<KafkaDeliveryReport, KafkaError>) -> Void
+
+    init(_ complete: @escaping @Sendable (Result<KafkaDeliveryReport, KafkaError>) -> Void) {
+        self.complete = complete
+    }
+}
+
+/// One thing `rd_kafka_consumer_poll` returned.
+enum RDKafkaPollResult: Sendable {
+    case record(KafkaRecord)
+    case error(KafkaError)
+}
+
+/// Owns an `rd_kafka_t` (consumer or producer) and every C call made on it.
+///
+/// `@unchecked Sendable`: librdkafka documents its client API as thread-safe; this wrapper holds nothing but the
+/// immutable handle and the retained callbacks opaque, both released exactly once in `deinit`.
+final class RDKafkaClient: @unchecked Sendable {
+    enum Kind {
+        case consumer
+        case producer
+    }
+
+    private let handle: OpaquePointer
+    private let callbacks: Unmanaged<RDKafkaCallbacks>
+    let kind: Kind
+    /// `bootstrap.servers`, for error messages.
+    let bootstrapDescription: String
+
+    private init(handle: OpaquePointer, callbacks: Unmanaged<RDKafkaCallbacks>, kind: Kind, bootstrap: String) {
+        self.handle = handle
+        self.callbacks = callbacks
+        self.kind = kind
+        self.bootstrapDescription = bootstrap
+    }
+
+    deinit {
+        // Destroy first: librdkafka may call back (logs, errors) until rd_kafka_destroy returns.
+        rd_kafka_destroy(handle)
+        callbacks.release()
+    }
+
+    /// Creates the client; a rejected property is a ``KafkaError/Code/configuration`` error naming the property
+    /// (secret values redacted).
+    static func make(kind: Kind, properties: [(String, String)], callbacks: RDKafkaCallbacks) throws -> RDKafkaClient {
+        guard let conf = rd_kafka_conf_new() else {
+            throw KafkaError.configuration(reason: "rd_kafka_conf_new failed")
+        }
+        do {
+            for (name, value) in properties {
+                try set(conf, name, value)
+            }
+        } catch {
+            rd_kafka_conf_destroy(conf)
+            throw error
+        }
+        let opaque = Unmanaged.passRetained(callbacks)
+        rd_kafka_conf_set_opaque(conf, opaque.toOpaque())
+        rd_kafka_conf_set_log_cb(conf, logCallback)
+        rd_kafka_conf_set_error_cb(conf, errorCallback)
+        if callbacks.onStatistics != nil {
+            rd_kafka_conf_set_stats_cb(conf, statisticsCallback)
+        }
+        switch kind {
+        case .consumer:
+            rd_kafka_conf_set_rebalance_cb(conf, rebalanceCallback)
+        case .producer:
+            rd_kafka_conf_set_dr_msg_cb(conf, deliveryCallback)
+        }
+
+        var errstr = [CChar](repeating: 0, count: 512)
+        let type = kind == .consumer ? RD_KAFKA_CONSUMER : RD_KAFKA_PRODUCER
+        guard let handle = rd_kafka_new(type, conf, &errstr, errstr.count) else {
+            // rd_kafka_new takes ownership of conf only on success.
+            rd_kafka_conf_destroy(conf)
+            opaque.release()
+            let message = String(cBuffer: errstr)
+            throw KafkaError.configuration(reason: redact(message, properties: properties))
+        }
+        if kind == .consumer {
+            // Route every event (rebalances, errors, statistics) to rd_kafka_consumer_poll on the poll thread.
+            rd_kafka_poll_set_consumer(handle)
+        }
+        let bootstrap = properties.last { $0.0 == "bootstrap.servers" }?.1 ?? ""
+        return RDKafkaClient(handle: handle, callbacks: opaque, kind: kind, bootstrap: bootstrap)
+    }
+
+    private static func set(_ conf: OpaquePointer, _ name: String, _ value: String) throws {
+        var errstr = [CChar](repeating: 0, count: 512)
+        let result = rd_kafka_conf_set(conf, name, value, &errstr, errstr.count)
+        guard result == RD_KAFKA_CONF_OK else {
+            let message = String(cBuffer: errstr)
+            throw KafkaError.configuration(reason: redact(message, properties: [(name, value)]))
+        }
+    }
+
+    /// librdkafka quotes rejected values in its messages; secret values must not reach logs.
+    private static func redact(_ message: String, properties: [(String, String)]) -> String {
+        var message = message
+        for (name, value) in properties where KafkaConfiguration.isSecret(name) && !value.isEmpty {
+            message = message.replacingOccurrences(of: value, with: "<redacted>")
+        }
+        return message
+    }
+
+    /// The client's name (`rd_kafka_name`), e.g. `switchyard#consumer-1`.
+    var name: String { String(cString: rd_kafka_name(handle)) }
+
+    // MARK: - Metadata
+
+    /// Fetches cluster metadata, blocking up to `timeoutMilliseconds`. Unreachable brokers are
+    /// ``KafkaError/Code/unavailable``. Call it off the cooperative pool.
+    func metadata(timeoutMilliseconds: Int32) throws -> KafkaClusterMetadata {
+        var metadata: UnsafePointer<rd_kafka_metadata_t>?
+        let err = rd_kafka_metadata(handle, 1, nil, &metadata, timeoutMilliseconds)
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata else {
+            var error = KafkaError.rdKafka(err, code: .unavailable, context: "cluster metadata request failed")
+            if err == RD_KAFKA_RESP_ERR__TIMED_OUT || err == RD_KAFKA_RESP_ERR__TRANSPORT {
+                error = .unavailable(
+                    reason: "no broker of \(bootstrapDescription) answered within \(timeoutMilliseconds) ms",
+                    rdKafkaName: error.rdKafkaName,
+                    rdKafkaCode: error.rdKafkaCode
+                )
+            }
+            throw error
+        }
+        defer { rd_kafka_metadata_destroy(metadata) }
+        let md = metadata.pointee
+        var brokers: [KafkaClusterMetadata.Broker] = []
+        for i in 0..<Int(md.broker_cnt) {
+            let b = md.brokers[i]
+            brokers.append(.init(id: b.id, host: String(cString: b.host), port: b.port))
+        }
+        var topics: [KafkaClusterMetadata.Topic] = []
+        for i in 0..<Int(md.topic_cnt) {
+            let t = md.topics[i]
+            let errorName = t.err == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : String(cString: rd_kafka_err2name(t.err))
+            topics.append(.init(name: String(cString: t.topic), partitionCount: Int(t.partition_cnt), errorName: errorName))
+        }
+        return KafkaClusterMetadata(brokers: brokers, topics: topics)
+    }
+
+
+    // MARK: - Consumer
+
+    /// Subscribes to the topics (the group assigns partitions on the next polls).
+    func subscribe(topics: [String]) throws {
+        let list = RDKafkaTopicPartitionList(topics.map { ($0, RD_KAFKA_PARTITION_UA, nil) })
+        let err = list.withPointer { rd_kafka_subscribe(handle, $0) }
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            throw KafkaError.rdKafka(err, code: .consumer, context: "subscribe failed")
+        }
+    }
+
+    /// Polls the consumer queue, blocking up to `timeoutMilliseconds`; serves rebalance, error and statistics
+    /// callbacks on the calling thread. Must run on the dedicated poll thread.
+    func consumerPoll(timeoutMilliseconds: Int32) -> RDKafkaPollResult? {
+        guard let message = rd_kafka_consumer_poll(handle, timeoutMilliseconds) else { return nil }
+        defer { rd_kafka_message_destroy(message) }
+        let m = message.pointee
+        guard m.err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            var context = "consumer error"
+            if let rkt = m.rkt {
+                context += " on \(String(cString: rd_kafka_topic_name(rkt)))[\(m.partition)]"
+            }
+            if let detail = rd_kafka_message_errstr(message) {
+                context += ": \(String(cString: detail))"
+            }
+            if m.err == RD_KAFKA_RESP_ERR__FATAL {
+                return .error(fatalError(context: context))
+            }
+            return .error(KafkaError.rdKafka(m.err, code: .consumer, context: context))
+        }
+        let topic = m.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
+        let key = m.key.map { Array(UnsafeRawBufferPointer(start: $0, count: m.key_len)) }
+        let value = m.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: m.len)) }
+        var headers: [KafkaHeader] = []
+        var hdrs: OpaquePointer?
+        if rd_kafka_message_headers(message, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR, let hdrs {
+            var index = 0
+            var name: UnsafePointer<CChar>?
+            var valuePointer: UnsafeRawPointer?
+            var size = 0
+            while rd_kafka_header_get_all(hdrs, index, &name, &valuePointer, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
+                let headerValue = valuePointer.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) }
+                headers.append(KafkaHeader(name: name.map { String(cString: $0) } ?? "", value: headerValue))
+                index += 1
+            }
+        }
+        var timestampType = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
+        let timestamp = rd_kafka_message_timestamp(message, &timestampType)
+        return .record(
+            KafkaRecord(
+                topic: topic,
+                partition: m.partition,
+                offset: m.offset,
+                key: key,
+                value: value,
+                headers: headers,
+                timestampMilliseconds: timestampType == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : timestamp
+            )
+        )
+    }
+
+    /// Stores offsets for the next commit (`enable.auto.offset.store=false`); each offset is the next to read.
+    func storeOffsets(_ offsets: [(KafkaTopicPartition, Int64)]) throws {
+        let list = RDKafkaTopicPartitionList(offsets.map { ($0.0.topic, $0.0.partition, $0.1) })
+        try list.withPointer { pointer in
+            let err = rd_kafka_offsets_store(handle, pointer)
+            let partitionErrors = RDKafkaTopicPartitionList.errors(pointer)
+            if let (tp, perr) = partitionErrors.first {
+                throw KafkaError.rdKafka(perr, code: .state, context: "cannot store the offset of \(tp) (not assigned?)")
+            }
+            guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+                throw KafkaError.rdKafka(err, code: .consumer, context: "offset store failed")
+            }
+        }
+    }
+
+    /// Commits the stored offsets, blocking until the coordinator answers. Nothing stored is not an error.
+    func commitStored() throws {
+        let err = rd_kafka_commit(handle, nil, 0)
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR || err == RD_KAFKA_RESP_ERR__NO_OFFSET else {
+            throw KafkaError.rdKafka(err, code: .consumer, context: "commit failed")
+        }
+    }
+
+    /// The committed offsets of these partitions (-1001 when none), blocking up to the timeout.
+    func committed(_ partitions: [KafkaTopicPartition], timeoutMilliseconds: Int32) throws -> [KafkaTopicPartition: Int64] {
+        let list = RDKafkaTopicPartitionList(partitions.map { ($0.topic, $0.partition, nil) })
+        return try list.withPointer { pointer in
+            let err = rd_kafka_committed(handle, pointer, timeoutMilliseconds)
+            guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+                throw KafkaError.rdKafka(err, code: .consumer, context: "committed offsets request failed")
+            }
+            var result: [KafkaTopicPartition: Int64] = [:]
+            for (tp, offset) in RDKafkaTopicPartitionList.offsets(pointer) { result[tp] = offset }
+            return result
+        }
+    }
+
+    func pause(_ partitions: [KafkaTopicPartition]) throws {
+        let list = RDKafkaTopicPartitionList(partitions.map { ($0.topic, $0.partition, nil) })
+        try list.withPointer { pointer in
+            let err = rd_kafka_pause_partitions(handle, pointer)
+            if let (tp, perr) = RDKafkaTopicPartitionList.errors(pointer).first {
+                throw KafkaError.rdKafka(perr, code: .state, context: "cannot pause \(tp)")
+            }
+            guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+                throw KafkaError.rdKafka(err, code: .consumer, context: "pause failed")
+            }
+        }
+    }
+
+    func resume(_ partitions: [KafkaTopicPartition]) throws {
+        let list = RDKafkaTopicPartitionList(partitions.map { ($0.topic, $0.partition, nil) })
+        try list.withPointer { pointer in
+            let err = rd_kafka_resume_partitions(handle, pointer)
+            if let (tp, perr) = RDKafkaTopicPartitionList.errors(pointer).first {
+                throw KafkaError.rdKafka(perr, code: .state, context: "cannot resume \(tp)")
+            }
+            guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+                throw KafkaError.rdKafka(err, code: .consumer, context: "resume failed")
+            }
+        }
+    }
+
+    /// Moves the fetch position of an assigned partition; asynchronous (errors surface on the poll thread).
+    func seek(_ partition: KafkaTopicPartition, to offset: Int64) throws {
+        let list = RDKafkaTopicPartitionList([(partition.topic, partition.partition, offset)])
+        try list.withPointer { pointer in
+            if let error = rd_kafka_seek_partitions(handle, pointer, 0) {
+                throw KafkaError.rdKafka(consuming: error, code: .consumer, context: "cannot seek \(partition)")
+            }
+            // With timeout 0 the seek is asynchronous: _IN_PROGRESS is success. librdkafka bumps the partition's
+            // op version right away, so records fetched before the seek are discarded by later polls.
+            let failures = RDKafkaTopicPartitionList.errors(pointer).filter { $0.1 != RD_KAFKA_RESP_ERR__IN_PROGRESS }
+            if let (tp, perr) = failures.first {
+                throw KafkaError.rdKafka(perr, code: .state, context: "cannot seek \(tp)")
+            }
+        }
+    }
+
+    /// The current assignment as librdkafka sees it.
+    func assignment() throws -> [KafkaTopicPartition] {
+        var pointer: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+        let err = rd_kafka_assignment(handle, &pointer)
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR, let pointer else {
+            throw KafkaError.rdKafka(err, code: .consumer, context: "assignment query failed")
+        }
+        defer { rd_kafka_topic_partition_list_destroy(pointer) }
+        return RDKafkaTopicPartitionList.offsets(pointer).map(\.0)
+    }
+
+    /// Leaves the group: revokes the assignment (the rebalance callback commits), commits, closes.
+    /// Blocks; call it on the poll thread.
+    func consumerClose() -> KafkaError? {
+        let err = rd_kafka_consumer_close(handle)
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            return KafkaError.rdKafka(err, code: .consumer, context: "consumer close failed")
+        }
+        return nil
+    }
+
+    // MARK: - Producer
+
+    /// Enqueues a record; its delivery report completes `box` (retained here, released by the callback).
+    /// A failure to enqueue throws and does not complete the box.
+    func produce(_ record: KafkaProducerRecord, box: RDKafkaDeliveryBox) throws {
+        guard let headers = rd_kafka_headers_new(record.headers.count) else {
+            throw KafkaError.state(reason: "rd_kafka_headers_new failed")
+        }
+        for header in record.headers {
+            if let value = header.value {
+                _ = value.withUnsafeBytes { rd_kafka_header_add(headers, header.name, -1, $0.baseAddress, $0.count) }
+            } else {
+                _ = rd_kafka_header_add(headers, header.name, -1, nil, 0)
+            }
+        }
+        let opaque = Unmanaged.passRetained(box)
+        let error: OpaquePointer? = record.topic.withCString { topic in
+            withOptionalBytes(record.key) { key in
+                withOptionalBytes(record.value) { value in
+                    var vus: [rd_kafka_vu_t] = []
+                    var vu = rd_kafka_vu_t()
+                    vu.vtype = RD_KAFKA_VTYPE_TOPIC
+                    vu.u.cstr = topic
+                    vus.append(vu)
+                    vu = rd_kafka_vu_t()
+                    vu.vtype = RD_KAFKA_VTYPE_PARTITION
+                    vu.u.i32 = record.partition ?? RD_KAFKA_PARTITION_UA
+                    vus.append(vu)
+                    vu = rd_kafka_vu_t()
+                    vu.vtype = RD_KAFKA_VTYPE_MSGFLAGS
+                    vu.u.i = RD_KAFKA_MSG_F_COPY
+                    vus.append(vu)
+                    if let key {
+                        vu = rd_kafka_vu_t()
+                        vu.vtype = RD_KAFKA_VTYPE_KEY
+                        vu.u.mem.ptr = UnsafeMutableRawPointer(mutating: key.baseAddress ?? UnsafeRawPointer(emptyBytes))
+                        vu.u.mem.size = key.count
+                        vus.append(vu)
+                    }
+                    vu = rd_kafka_vu_t()
+                    vu.vtype = RD_KAFKA_VTYPE_VALUE
+                    if let value {
+                        vu.u.mem.ptr = UnsafeMutableRawPointer(mutating: value.baseAddress ?? UnsafeRawPointer(emptyBytes))
+                        vu.u.mem.size = value.count
+                    } else {
+                        // A null payload is a tombstone.
+                        vu.u.mem.ptr = nil
+                        vu.u.mem.size = 0
+                    }
+                    vus.append(vu)
+                    vu = rd_kafka_vu_t()
+                    vu.vtype = RD_KAFKA_VTYPE_HEADERS
+                    vu.u.headers = headers
+                    vus.append(vu)
+                    if let timestamp = record.timestampMilliseconds {
+                        vu = rd_kafka_vu_t()
+                        vu.vtype = RD_KAFKA_VTYPE_TIMESTAMP
+                        vu.u.i64 = timestamp
+                        vus.append(vu)
+                    }
+                    vu = rd_kafka_vu_t()
+                    vu.vtype = RD_KAFKA_VTYPE_OPAQUE
+                    vu.u.ptr = opaque.toOpaque()
+                    vus.append(vu)
+                    return vus.withUnsafeBufferPointer { rd_kafka_produceva(handle, $0.baseAddress, $0.count) }
+                }
+            }
+        }
+        if let error {
+            // On failure the headers and the opaque stay ours.
+            rd_kafka_headers_destroy(headers)
+            opaque.release()
+            throw KafkaError.rdKafka(
+                consuming: error,
+                code: .delivery,
+                context: "cannot enqueue a record for \(record.topic)"
+            )
+        }
+    }
+
+    /// Serves delivery reports and other callbacks, blocking up to `timeoutMilliseconds`.
+    func poll(timeoutMilliseconds: Int32) {
+        _ = rd_kafka_poll(handle, timeoutMilliseconds)
+    }
+
+    /// Waits until every enqueued record was acknowledged or failed; false on timeout.
+    func flush(timeoutMilliseconds: Int32) -> Bool {
+        rd_kafka_flush(handle, timeoutMilliseconds) == RD_KAFKA_RESP_ERR_NO_ERROR
+    }
+
+    /// Fails every queued and in-flight record (their delivery reports say purged).
+    func purge() {
+        _ = rd_kafka_purge(handle, Int32(RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT))
+    }
+
+    /// How many records and requests wait for delivery reports.
+    var outstanding: Int { Int(rd_kafka_outq_len(handle)) }
+
+    // MARK: - Fatal errors
+
+    fileprivate func fatalError(context: String) -> KafkaError {
+        Self.fatalError(handle, context: context)
+    }
+
+    fileprivate static func fatalError(_ handle: OpaquePointer, context: String) -> KafkaError {
+        var errstr = [CChar](repeating: 0, count: 512)
+        let err = rd_kafka_fatal_error(handle, &errstr, errstr.count)
+        let message = String(cBuffer: errstr)
+        return KafkaError(
+            code: .fatal,
+            reason: "\(context): \(message)",
+            rdKafkaName: String(cString: rd_kafka_err2name(err)),
+            rdKafkaCode: err.rawValue,
+            isFatal: true,
+            isRetriable: false,
+            file: #fileID,
+            line: #line
+        )
+    }
+}
+
+private nonisolated(unsafe) let emptyBytes = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
+
+private func withOptionalBytes<R>(_ bytes: [UInt8]?, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
+    guard let bytes else { return body(nil) }
+    return bytes.withUnsafeBytes { body($0) }
+}
+
+// MARK: - C callbacks
+
+private let logCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void = {
+    rk, level, facility, message in
+    guard let rk, let callbacks = RDKafkaCallbacks.from(rd_kafka_opaque(rk)) else { return }
+    callbacks.logger.log(
+        level: KafkaLogLevel(syslog: level),
+        message: callbacks.scrub(message.map { String(cString: $0) } ?? ""),
+        metadata: [
+            "kafka.client": String(cString: rd_kafka_name(rk)),
+            "kafka.facility": facility.map { String(cString: $0) } ?? "",
+        ]
+    )
+}
+
+private let errorCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void = {
+    rk, err, reason, opaque in
+    guard let rk, let callbacks = RDKafkaCallbacks.from(opaque) else { return }
+    let code = rd_kafka_resp_err_t(rawValue: err)
+    let context = callbacks.scrub(reason.map { String(cString: $0) } ?? "client error")
+    let error: KafkaError =
+        code == RD_KAFKA_RESP_ERR__FATAL
+        ? RDKafkaClient.fatalError(rk, context: context)
+        : .rdKafka(code, code: code == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN ? .unavailable : .underlying, context: context)
+    callbacks.onError?(error)
+}
+
+private let statisticsCallback: @convention(c) (OpaquePointer?, UnsafeMutablePointer<CChar>?, Int, UnsafeMutableRawPointer?) -> Int32 = {
+    _, json, length, opaque in
+    guard let json, let callbacks = RDKafkaCallbacks.from(opaque) else { return 0 }
+    let data = Data(bytes: json, count: length)
+    if let statistics = RDKafkaStatistics(json: data) {
+        callbacks.onStatistics?(statistics)
+    }
+    // 0: librdkafka frees the JSON buffer.
+    return 0
+}
+
+private let rebalanceCallback: @convention(c) (
+    OpaquePointer?, rd_kafka_resp_err_t, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?, UnsafeMutableRawPointer?
+) -> Void = { rk, err, partitions, opaque in
+    guard let rk, let callbacks = RDKafkaCallbacks.from(opaque) else { return }
+    let list = partitions.map { RDKafkaTopicPartitionList.offsets($0).map(\.0) } ?? []
+    // The cooperative-sticky assignor hands out increments; the eager ones (range, roundrobin) the whole assignment.
+    let cooperative = rd_kafka_rebalance_protocol(rk).map { String(cString: $0) } == "COOPERATIVE"
+    switch err {
+    case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
+        var failure: KafkaError?
+        if cooperative {
+            if let error = rd_kafka_incremental_assign(rk, partitions) {
+                failure = .rdKafka(consuming: error, code: .consumer, context: "incremental assign failed")
+            }
+        } else {
+            let e = rd_kafka_assign(rk, partitions)
+            if e != RD_KAFKA_RESP_ERR_NO_ERROR { failure = .rdKafka(e, code: .consumer, context: "assign failed") }
+        }
+        if let failure {
+            callbacks.onRebalance?(.failed(failure))
+        } else {
+            callbacks.onRebalance?(.assigned(list))
+        }
+    case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
+        let lost = rd_kafka_assignment_lost(rk) != 0
+        // Tell the consumer first, so it drops buffered records of these partitions; then commit what was
+        // stored (a lost assignment may already belong to another member: committing would fail or clobber).
+        callbacks.onRebalance?(.revoked(list, lost: lost))
+        if !lost {
+            let e = rd_kafka_commit(rk, nil, 0)
+            if e != RD_KAFKA_RESP_ERR_NO_ERROR && e != RD_KAFKA_RESP_ERR__NO_OFFSET {
+                callbacks.onError?(.rdKafka(e, code: .consumer, context: "commit on revocation failed"))
+            }
+        }
+        if cooperative {
+            if let error = rd_kafka_incremental_unassign(rk, partitions) {
+                callbacks.onError?(.rdKafka(consuming: error, code: .consumer, context: "incremental unassign failed"))
+            }
+        } else {
+            _ = rd_kafka_assign(rk, nil)
+        }
+    default:
+        // librdkafka's contract: on a rebalance error, drop the assignment.
+        _ = rd_kafka_assign(rk, nil)
+        callbacks.onRebalance?(.failed(.rdKafka(err, code: .consumer, context: "rebalance failed")))
+    }
+}
+
+private let deliveryCallback: @convention(c) (OpaquePointer?, UnsafePointer<rd_kafka_message_t>?, UnsafeMutableRawPointer?) -> Void = {
+    rk, message, _ in
+    guard let message, let opaque = message.pointee._private else { return }
+    let box = Unmanaged<RDKafkaDeliveryBox>.fromOpaque(opaque).takeRetainedValue()
+    let m = message.pointee
+    let topic = m.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
+    if m.err == RD_KAFKA_RESP_ERR_NO_ERROR {
+        box.complete(.success(KafkaDeliveryReport(topic: topic, partition: m.partition, offset: m.offset)))
+    } else if m.err == RD_KAFKA_RESP_ERR__FATAL, let rk {
+        box.complete(.failure(RDKafkaClient.fatalError(rk, context: "delivery to \(topic) failed")))
+    } else {
+        box.complete(.failure(.rdKafka(m.err, code: .delivery, context: "delivery to \(topic)[\(m.partition)] failed")))
+    }
+}
+
+extension String {
+    /// The NUL-terminated text in a C character buffer.
+    init(cBuffer: [CChar]) {
+        self = String(decoding: cBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

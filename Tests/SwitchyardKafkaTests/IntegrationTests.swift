@@ -1,0 +1,325 @@
+import Foundation
+import Synchronization
+import SwitchyardKafka
+import Testing
+
+/// Producer and consumer over TCP against the embedded broker (librdkafka's mock cluster).
+@Suite("Kafka integration (embedded broker)", .serialized, .timeLimit(.minutes(5)))
+struct KafkaIntegrationTests {
+    let logger = CollectingLogger()
+
+    @Test("produce → consume keeps keys, headers (duplicates, null values) and tombstones")
+    func roundTrip() async throws {
+        let topic = unique("roundtrip")
+        let broker = try EmbeddedBroker.make(topics: [topic: 1])
+        let producer = try KafkaProducer.make(configuration: producerConfiguration(broker), logger: logger)
+        let sent = [
+            KafkaProducerRecord(
+                topic: topic,
+                key: "order-1".bytes,
+                value: #"{"type":"payment.captured"}"#.bytes,
+                headers: [
+                    KafkaHeader(name: "trace", string: "a"),
+                    KafkaHeader(name: "dup", string: "first"),
+                    KafkaHeader(name: "dup", string: "second"),
+                    KafkaHeader(name: "null", value: nil),
+                    KafkaHeader(name: "empty", value: []),
+                ]
+            ),
+            KafkaProducerRecord(topic: topic, key: "order-1".bytes, value: nil),
+            KafkaProducerRecord(topic: topic, key: nil, value: []),
+            KafkaProducerRecord(topic: topic, key: [], value: [0, 255, 10, 13]),
+        ]
+        var reports: [KafkaDeliveryReport] = []
+        for record in sent {
+            reports.append(try await producer.send(record))
+        }
+        #expect(reports.map(\.offset) == [0, 1, 2, 3])
+        #expect(reports.allSatisfy { $0.topic == topic && $0.partition == 0 })
+
+        let consumer = try KafkaConsumer.make(
+            configuration: consumerConfiguration(broker, group: unique("g"), topics: [topic]),
+            logger: logger
+        )
+        let received = try await take(sent.count, from: consumer)
+        #expect(received.map(\.offset) == [0, 1, 2, 3])
+        for (record, original) in zip(received, sent) {
+            #expect(record.topic == topic)
+            #expect(record.key == original.key)
+            #expect(record.value == original.value)
+            #expect(record.headers == original.headers)
+            #expect(record.timestampMilliseconds != nil)
+        }
+        #expect(received[1].isTombstone)
+        #expect(received[0].headers.map(\.name) == ["trace", "dup", "dup", "null", "empty"])
+        #expect(received[0].headers[3].value == nil)
+        #expect(received[0].headers[4].value == [])
+        #expect(received[2].key == nil)
+        #expect(received[3].key == [])
+        await consumer.close()
+        await producer.close()
+    }
+
+    @Test(
+        "two consumers in a group split the partitions; when one leaves the other takes over, nothing skipped",
+        arguments: ["range,roundrobin", "cooperative-sticky"]
+    )
+    func groupRebalance(assignor: String) async throws {
+        let topic = unique("split")
+        let broker = try EmbeddedBroker.make(topics: [topic: 4])
+        let producer = try KafkaProducer.make(configuration: producerConfiguration(broker), logger: logger)
+        let group = unique("g")
+        let seen = Locked<[String: Set<String>]>([:])
+
+        func start(_ name: String) throws -> (KafkaConsumer, Task<Void, any Error>) {
+            let consumer = try KafkaConsumer.make(
+                configuration: consumerConfiguration(
+                    broker,
+                    group: group,
+                    topics: [topic],
+                    properties: ["partition.assignment.strategy": assignor]
+                ),
+                logger: logger
+            )
+            let task = Task {
+                for try await record in consumer.records {
+                    seen.withLock { _ = $0[name, default: []].insert("\(record.partition)@\(record.offset)") }
+                    // Ignore a store for a partition revoked meanwhile: the new owner reads the record again.
+                    try? consumer.storeOffset(record)
+                }
+            }
+            return (consumer, task)
+        }
+
+        let (a, taskA) = try start("a")
+        let (b, taskB) = try start("b")
+        let all = Set((0..<4).map { KafkaTopicPartition(topic: topic, partition: Int32($0)) })
+        try await eventually(.seconds(60), "both members assigned, partitions split") {
+            let (pa, pb) = (a.assignment, b.assignment)
+            return !pa.isEmpty && !pb.isEmpty && pa.isDisjoint(with: pb) && pa.union(pb) == all
+        }
+
+        var expected: Set<String> = []
+        for i in 0..<40 {
+            let report = try await producer.send(
+                KafkaProducerRecord(topic: topic, partition: Int32(i % 4), key: "k\(i)".bytes, value: "v\(i)".bytes)
+            )
+            expected.insert("\(report.partition)@\(report.offset)")
+        }
+        try await eventually(.seconds(60), "the first batch consumed by both members") {
+            seen.withLock { $0["a", default: []].union($0["b", default: []]) }.isSuperset(of: expected)
+        }
+        #expect(!seen.withLock { $0["a", default: []] }.isEmpty)
+        #expect(!seen.withLock { $0["b", default: []] }.isEmpty)
+
+        // A leaves: commits what it stored and revokes; B takes every partition over.
+        await a.close()
+        _ = try await taskA.value
+        try await eventually(.seconds(60), "the remaining member owns all partitions") { b.assignment == all }
+
+        for i in 40..<80 {
+            let report = try await producer.send(
+                KafkaProducerRecord(topic: topic, partition: Int32(i % 4), key: "k\(i)".bytes, value: "v\(i)".bytes)
+            )
+            expected.insert("\(report.partition)@\(report.offset)")
+        }
+        try await eventually(.seconds(60), "every produced offset seen at least once") {
+            seen.withLock { $0["a", default: []].union($0["b", default: []]) }.isSuperset(of: expected)
+        }
+        await b.close()
+        _ = try await taskB.value
+        await producer.close()
+    }
+
+    @Test("a record whose offset was not stored is consumed again after a restart")
+    func unstoredOffsetRedelivered() async throws {
+        let topic = unique("restart")
+        let broker = try EmbeddedBroker.make(topics: [topic: 1])
+        let producer = try KafkaProducer.make(configuration: producerConfiguration(broker), logger: logger)
+        for i in 0..<5 {
+            _ = try await producer.send(KafkaProducerRecord(topic: topic, key: nil, value: "v\(i)".bytes))
+        }
+        let group = unique("g")
+        let first = try KafkaConsumer.make(
+            configuration: consumerConfiguration(broker, group: group, topics: [topic]),
+            logger: logger
+        )
+        let records = try await take(5, from: first, store: false)
+        #expect(records.map(\.offset) == [0, 1, 2, 3, 4])
+        // Only records 0…2 had a durable outcome. No explicit commit: close() commits what was stored.
+        try first.storeOffset(records[2])
+        await first.close()
+
+        let second = try KafkaConsumer.make(
+            configuration: consumerConfiguration(broker, group: group, topics: [topic]),
+            logger: logger
+        )
+        let committed = try await second.committedOffsets([records[0].topicPartition])
+        #expect(committed[records[0].topicPartition] == 3)
+        let again = try await take(2, from: second)
+        #expect(again.map(\.offset) == [3, 4])
+        #expect(again.map(\.value) == ["v3".bytes, "v4".bytes])
+        await second.close()
+        await producer.close()
+    }
+
+    @Test("a broker taken down and brought back: consumption resumes, nothing lost")
+    func brokerDownAndUp() async throws {
+        let topic = unique("outage")
+        let broker = try EmbeddedBroker.make(brokers: 1, topics: [topic: 2])
+        let producer = try KafkaProducer.make(configuration: producerConfiguration(broker), logger: logger)
+        let consumer = try KafkaConsumer.make(
+            configuration: consumerConfiguration(broker, group: unique("g"), topics: [topic]),
+            logger: logger
+        )
+        for i in 0..<10 {
+            _ = try await producer.send(KafkaProducerRecord(topic: topic, key: "k\(i)".bytes, value: "v\(i)".bytes))
+        }
+        let before = try await take(10, from: consumer)
+        #expect(Set(before.compactMap(\.value)) == Set((0..<10).map { "v\($0)".bytes }))
+
+        try broker.setBrokerDown(1)
+        // Sends issued while the broker is down wait (librdkafka retries) and complete once it is back.
+        let sends = Task {
+            var reports: [KafkaDeliveryReport] = []
+            for i in 10..<20 {
+                reports.append(try await producer.send(KafkaProducerRecord(topic: topic, key: "k\(i)".bytes, value: "v\(i)".bytes)))
+            }
+            return reports
+        }
+        try await Task.sleep(for: .seconds(2))
+        try broker.setBrokerUp(1)
+        let reports = try await withDeadline(.seconds(90), "sends after the broker came back") { try await sends.value }
+        #expect(reports.count == 10)
+
+        let after = try await take(10, from: consumer, within: .seconds(90))
+        #expect(Set(after.compactMap(\.value)) == Set((10..<20).map { "v\($0)".bytes }))
+        await consumer.close()
+        await producer.close()
+    }
+
+    @Test("an injected produce error is thrown to the caller of send")
+    func produceErrorSurfaces() async throws {
+        let topic = unique("reject")
+        let broker = try EmbeddedBroker.make(topics: [topic: 1])
+        let producer = try KafkaProducer.make(configuration: producerConfiguration(broker), logger: logger)
+        // Warm up: the idempotent producer has its id and the topic's metadata.
+        _ = try await producer.send(KafkaProducerRecord(topic: topic, value: "ok".bytes))
+
+        broker.pushRequestErrors(.produce, [.topicAuthorizationFailed])
+        let error = await #expect(throws: KafkaError.self) {
+            _ = try await withDeadline(.seconds(60), "the failing send") {
+                try await producer.send(KafkaProducerRecord(topic: topic, value: "rejected".bytes))
+            }
+        }
+        #expect(error?.code == .delivery)
+        #expect(error?.rdKafkaName == "TOPIC_AUTHORIZATION_FAILED")
+        #expect(error?.isRetriable == false)
+        #expect(error?.isFatal == false)
+
+        // The producer stays usable. librdkafka caches the permanent topic error until its next metadata refresh
+        // (sends fail fast meanwhile), so retry for a while.
+        let report = try await withDeadline(.seconds(60), "a send after the error") {
+            while true {
+                do {
+                    return try await producer.send(KafkaProducerRecord(topic: topic, value: "after".bytes))
+                } catch let error as KafkaError where error.rdKafkaName == "TOPIC_AUTHORIZATION_FAILED" {
+                    try await Task.sleep(for: .milliseconds(200))
+                }
+            }
+        }
+        #expect(report.offset >= 1)
+        await producer.close()
+    }
+
+    @Test("pause holds records back, resume delivers them, seek rewinds")
+    func pauseResumeSeek() async throws {
+        let topic = unique("flow")
+        let broker = try EmbeddedBroker.make(topics: [topic: 1])
+        let producer = try KafkaProducer.make(configuration: producerConfiguration(broker), logger: logger)
+        for i in 0..<3 {
+            _ = try await producer.send(KafkaProducerRecord(topic: topic, value: "v\(i)".bytes))
+        }
+        let consumer = try KafkaConsumer.make(
+            configuration: consumerConfiguration(broker, group: unique("g"), topics: [topic]),
+            logger: logger
+        )
+        let first = try await take(3, from: consumer, store: false)
+        #expect(first.map(\.offset) == [0, 1, 2])
+        let partition = first[0].topicPartition
+
+        try consumer.pause([partition])
+        for i in 3..<6 {
+            _ = try await producer.send(KafkaProducerRecord(topic: topic, value: "v\(i)".bytes))
+        }
+        // Nothing arrives while paused.
+        let whilePaused = await #expect(throws: TestFailure.self) {
+            _ = try await take(1, from: consumer, within: .seconds(2))
+        }
+        #expect(whilePaused != nil)
+        try consumer.resume([partition])
+        let resumed = try await take(3, from: consumer, store: false)
+        #expect(resumed.map(\.offset) == [3, 4, 5])
+
+        try await consumer.seek(partition, to: 1)
+        let rewound = try await take(2, from: consumer, store: false)
+        #expect(rewound.map(\.offset) == [1, 2])
+        await consumer.close()
+        await producer.close()
+    }
+
+    @Test("consumer lag comes from librdkafka statistics; assignment changes are events")
+    func lagAndEvents() async throws {
+        let topic = unique("lag")
+        let broker = try EmbeddedBroker.make(topics: [topic: 1])
+        let producer = try KafkaProducer.make(configuration: producerConfiguration(broker), logger: logger)
+        for i in 0..<20 {
+            _ = try await producer.send(KafkaProducerRecord(topic: topic, value: "v\(i)".bytes))
+        }
+        let consumer = try KafkaConsumer.make(
+            configuration: consumerConfiguration(broker, group: unique("g"), topics: [topic]),
+            logger: logger
+        )
+        let partition = KafkaTopicPartition(topic: topic, partition: 0)
+        let events = Task {
+            for await event in consumer.events {
+                if case .assigned(let partitions) = event { return partitions }
+            }
+            return []
+        }
+        _ = try await take(20, from: consumer)
+        try await consumer.commit()
+        #expect(try await consumer.committedOffsets([partition]) == [partition: 20])
+        #expect(try await withDeadline(.seconds(30), "an assigned event") { await events.value } == [partition])
+        #expect(consumer.assignment == [partition])
+        try await eventually(.seconds(30), "lag 0 reported after reading everything") { consumer.lag[partition] == 0 }
+        await consumer.close()
+        #expect(consumer.assignment.isEmpty)
+        await producer.close()
+    }
+
+    @Test("topics not created up front are created by the first metadata request, a subscriber's too")
+    func topicCreatedOnDemand() async throws {
+        let topic = unique("ondemand")
+        let broker = try EmbeddedBroker.make()
+        let consumer = try KafkaConsumer.make(
+            configuration: consumerConfiguration(broker, group: unique("g"), topics: [topic]),
+            logger: logger
+        )
+        // The mock cluster auto-creates on any metadata request (it ignores allow.auto.create.topics), with its
+        // default of 4 partitions: the subscription alone creates the topic.
+        let all = Set((0..<4).map { KafkaTopicPartition(topic: topic, partition: Int32($0)) })
+        try await eventually(.seconds(60), "the auto-created topic assigned") { consumer.assignment == all }
+
+        let producer = try KafkaProducer.make(configuration: producerConfiguration(broker), logger: logger)
+        let report = try await producer.send(KafkaProducerRecord(topic: topic, key: "k".bytes, value: "v".bytes))
+        let metadata = try await producer.metadata()
+        #expect(metadata.topics.first { $0.name == topic }?.partitionCount == 4)
+
+        let records = try await take(1, from: consumer)
+        #expect(records.first?.partition == report.partition)
+        #expect(records.first?.value == "v".bytes)
+        await consumer.close()
+        await producer.close()
+    }
+}
