@@ -4,7 +4,7 @@ import Foundation
 public enum Root {
     /// Every subcommand, in the order `--help` lists them.
     // Immutable after initialization; metatypes of a non-Sendable protocol are not Sendable to the compiler.
-    nonisolated(unsafe) static let commands: [any Command.Type] = [
+    static let commands: [any Command.Type] = [
         ReplayCommand.self,
         BrokerCommand.self,
         VersionCommand.self,
