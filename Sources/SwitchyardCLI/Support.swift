@@ -1,0 +1,33 @@
+import Dispatch
+import Foundation
+import SwitchyardKafka
+
+/// Waits for SIGINT or SIGTERM (Dispatch signal sources; the default handlers are ignored meanwhile)
+/// and returns the signal's name.
+func waitForTermination() async -> String {
+    let queue = DispatchQueue(label: "switchyard.signals")
+    let (received, continuation) = AsyncStream.makeStream(of: String.self)
+    var sources: [any DispatchSourceSignal] = []
+    for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+        Foundation.signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+        source.setEventHandler { continuation.yield(name) }
+        source.resume()
+        sources.append(source)
+    }
+    var iterator = received.makeAsyncIterator()
+    let name = await iterator.next() ?? "end"
+    for source in sources { source.cancel() }
+    return name
+}
+
+extension CommandError {
+    /// Maps a Kafka client error to the CLI's exit codes: bad configuration 78, unreachable broker 69, else 70.
+    init(_ error: KafkaError) {
+        switch error.code {
+        case .configuration: self.init(.config, error.reason)
+        case .unavailable: self.init(.unavailable, error.reason)
+        default: self.init(.software, error.description)
+        }
+    }
+}
