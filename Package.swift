@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "Switchyard", targets: ["Switchyard"]),
         .library(name: "SwitchyardJSON", targets: ["SwitchyardJSON"]),
         .library(name: "SwitchyardCatalog", targets: ["SwitchyardCatalog"]),
+        .library(name: "SwitchyardMetrics", targets: ["SwitchyardMetrics"]),
+        .library(name: "SwitchyardHTTP", targets: ["SwitchyardHTTP"]),
     ],
     targets: [
         // MARK: - C libraries from Debian packages
@@ -16,6 +18,11 @@ let package = Package(
             name: "CRdKafka",
             pkgConfig: "rdkafka",
             providers: [.apt(["librdkafka-dev"])]
+        ),
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
         ),
 
         // MARK: - Layers, each depending only downward
@@ -28,6 +35,10 @@ let package = Package(
         /// Subcommands; the executable only calls into it.
         .target(name: "SwitchyardCLI", dependencies: ["Switchyard"]),
         .executableTarget(name: "switchyard", dependencies: ["SwitchyardCLI"]),
+        /// Counters, gauges and histograms with capped wire labels, rendered as Prometheus text.
+        .target(name: "SwitchyardMetrics"),
+        /// A tiny GET-only HTTP server on libmicrohttpd for /metrics, /healthz, /readyz, /status.
+        .target(name: "SwitchyardHTTP", dependencies: ["CMicroHTTPD"]),
 
         // MARK: - Tests
         .testTarget(
@@ -41,6 +52,8 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "CLITests", dependencies: ["Switchyard"]),
+        .testTarget(name: "SwitchyardMetricsTests", dependencies: ["SwitchyardMetrics"]),
+        .testTarget(name: "SwitchyardHTTPTests", dependencies: ["SwitchyardHTTP", "SwitchyardMetrics"]),
     ],
     swiftLanguageModes: [.v6]
 )
