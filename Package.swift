@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "SwitchyardJSON", targets: ["SwitchyardJSON"]),
         .library(name: "SwitchyardCatalog", targets: ["SwitchyardCatalog"]),
         .library(name: "SwitchyardKafka", targets: ["SwitchyardKafka"]),
+        .library(name: "SwitchyardMetrics", targets: ["SwitchyardMetrics"]),
+        .library(name: "SwitchyardHTTP", targets: ["SwitchyardHTTP"]),
     ],
     targets: [
         // MARK: - C libraries from Debian packages
@@ -17,6 +19,11 @@ let package = Package(
             name: "CRdKafka",
             pkgConfig: "rdkafka",
             providers: [.apt(["librdkafka-dev"])]
+        ),
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
         ),
 
         // MARK: - Layers, each depending only downward
@@ -31,6 +38,10 @@ let package = Package(
         /// Subcommands; the executable only calls into it.
         .target(name: "SwitchyardCLI", dependencies: ["Switchyard", "SwitchyardKafka"]),
         .executableTarget(name: "switchyard", dependencies: ["SwitchyardCLI"]),
+        /// Counters, gauges and histograms with capped wire labels, rendered as Prometheus text.
+        .target(name: "SwitchyardMetrics"),
+        /// A tiny GET-only HTTP server on libmicrohttpd for /metrics, /healthz, /readyz, /status.
+        .target(name: "SwitchyardHTTP", dependencies: ["CMicroHTTPD"]),
 
         // MARK: - Tests
         .testTarget(
@@ -46,6 +57,8 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["Switchyard"]),
         /// Integration tests over TCP against the embedded broker (and kcat against `switchyard broker`).
         .testTarget(name: "SwitchyardKafkaTests", dependencies: ["SwitchyardKafka"]),
+        .testTarget(name: "SwitchyardMetricsTests", dependencies: ["SwitchyardMetrics"]),
+        .testTarget(name: "SwitchyardHTTPTests", dependencies: ["SwitchyardHTTP", "SwitchyardMetrics"]),
     ],
     swiftLanguageModes: [.v6]
 )
