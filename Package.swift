@@ -34,10 +34,12 @@ let package = Package(
         /// The Kafka client on librdkafka (consumer, producer, embedded mock broker); every C call is in RDKafka/.
         .target(name: "SwitchyardKafka", dependencies: ["CRdKafka"]),
         /// The pipeline: decoding a record under a topic policy, replay.
-        .target(name: "Switchyard", dependencies: ["SwitchyardJSON", "SwitchyardCatalog"]),
+        .target(name: "Switchyard", dependencies: ["SwitchyardJSON", "SwitchyardCatalog", "SwitchyardKafka", "SwitchyardMetrics"]),
         /// Subcommands; the executable only calls into it.
         .target(name: "SwitchyardCLI", dependencies: ["Switchyard", "SwitchyardKafka"]),
         .executableTarget(name: "switchyard", dependencies: ["SwitchyardCLI"]),
+        /// Bounded waits and unique names for the test targets (not a product).
+        .target(name: "SwitchyardTestSupport", dependencies: ["SwitchyardKafka"]),
         /// Counters, gauges and histograms with capped wire labels, rendered as Prometheus text.
         .target(name: "SwitchyardMetrics"),
         /// A tiny GET-only HTTP server on libmicrohttpd for /metrics, /healthz, /readyz, /status.
@@ -56,7 +58,9 @@ let package = Package(
         ),
         .testTarget(name: "CLITests", dependencies: ["Switchyard"]),
         /// Integration tests over TCP against the embedded broker (and kcat against `switchyard broker`).
-        .testTarget(name: "SwitchyardKafkaTests", dependencies: ["SwitchyardKafka"]),
+        .testTarget(name: "SwitchyardKafkaTests", dependencies: ["SwitchyardKafka", "SwitchyardTestSupport"]),
+        /// The worker end to end on the embedded broker: policies, dead letters, halts, faults.
+        .testTarget(name: "IntegrationTests", dependencies: ["Switchyard", "SwitchyardTestSupport"]),
         .testTarget(name: "SwitchyardMetricsTests", dependencies: ["SwitchyardMetrics"]),
         .testTarget(name: "SwitchyardHTTPTests", dependencies: ["SwitchyardHTTP", "SwitchyardMetrics"]),
     ],

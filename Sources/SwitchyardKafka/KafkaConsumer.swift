@@ -162,6 +162,24 @@ public final class KafkaConsumer: Sendable {
         return offsets.filter { $0.value >= 0 }
     }
 
+    /// The committed offsets (the next offset to read) of `group` for these partitions, read without
+    /// joining the group: no rebalance disturbs its members. Partitions without a commit are absent.
+    public static func committedOffsets(
+        group: String,
+        partitions: [KafkaTopicPartition],
+        kafka: KafkaConfiguration,
+        timeout: Duration = .seconds(10),
+        logger: any KafkaLogger = NoOpKafkaLogger()
+    ) async throws -> [KafkaTopicPartition: Int64] {
+        // A consumer handle that never subscribes: it talks to the group coordinator only.
+        let properties = KafkaConsumerConfiguration(groupID: group, topics: [], kafka: kafka, statisticsInterval: nil).rdKafkaProperties
+        let client = try RDKafkaClient.make(
+            kind: .consumer, properties: properties, callbacks: RDKafkaCallbacks(logger: logger, secrets: kafka.secretValues))
+        let milliseconds = Int32(clamping: timeout.milliseconds)
+        let offsets = try await runBlocking { try client.committed(partitions, timeoutMilliseconds: milliseconds) }
+        return offsets.filter { $0.value >= 0 }
+    }
+
     // MARK: - Flow control
 
     /// Stops delivering records of these partitions until ``resume(_:)``; records already buffered are held back,

@@ -1,4 +1,5 @@
 import SwitchyardKafka
+import SwitchyardTestSupport
 import Testing
 
 @Suite("Configuration and bad input")

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import SwitchyardKafka
+import SwitchyardTestSupport
 import Testing
 
 /// Producer and consumer over TCP against the embedded broker (librdkafka's mock cluster).

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import SwitchyardKafka
+import SwitchyardTestSupport
 import Testing
 
 extension KafkaIntegrationTests {

@@ -1,0 +1,249 @@
+import Foundation
+import SwitchyardKafka
+
+/// The consuming loop: one record at a time, in order, each to a durable outcome before its offset is
+/// stored. Owns the codecs (reusable decode buffers), so it is a value used by one task.
+struct RecordLoop {
+    let worker: Worker
+    let consumer: KafkaConsumer
+    let producer: KafkaProducer
+    /// Partition counts from metadata at start, to keep republished records in their partition.
+    let partitionCounts: [String: Int]
+    var codecs: [String: TopicCodec] = [:]
+
+    init(worker: Worker, consumer: KafkaConsumer, producer: KafkaProducer, partitionCounts: [String: Int]) {
+        self.worker = worker
+        self.consumer = consumer
+        self.producer = producer
+        self.partitionCounts = partitionCounts
+        for (name, topic) in worker.configuration.topics {
+            codecs[name] = TopicCodec(
+                catalog: topic.catalog, policy: topic.policy,
+                readerOptions: JSONReader.Options(maxBytes: worker.configuration.maxRecordBytes, rejectDuplicateKeys: true))
+        }
+    }
+
+    var logger: Logger { worker.logger }
+    var metrics: WorkerMetrics { worker.metrics }
+
+    mutating func run() async throws {
+        for try await record in consumer.records {
+            let proceed = worker.stopSignal.withLock { s -> Bool in
+                if s.requested { return false }
+                s.busy = true
+                return true
+            }
+            guard proceed else { break }
+            try await handle(record)
+            let stop = worker.stopSignal.withLock { s -> Bool in
+                s.busy = false
+                return s.requested
+            }
+            if stop { break }
+        }
+    }
+
+    // MARK: - One record
+
+    mutating func handle(_ record: KafkaRecord) async throws {
+        let tp = record.topicPartition
+        // A halted partition is paused; records fetched before the pause wait for the release (which
+        // seeks past the halted offset), so they are neither processed nor stored here.
+        if worker.state.withLock({ $0.halted[tp] != nil }) { return }
+        guard let topic = worker.configuration.topics[record.topic] else {
+            logger.warning("record from a topic that is not configured", ["kafka.topic": record.topic])
+            return
+        }
+        let start = ContinuousClock.now
+        metrics.records.labels(record.topic).increment()
+        let decoded = codecs[record.topic]!.decode(record.value)
+        let context = RecordContext(
+            topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
+            headers: record.headers, timestampMilliseconds: record.timestampMilliseconds)
+
+        switch decoded.outcome {
+        case .tombstone:
+            metrics.tombstones.labels(record.topic).increment()
+            store(record)
+
+        case .decoded(let type), .unknown(let type):
+            let isUnknown: Bool
+            if case .unknown = decoded.outcome {
+                isUnknown = true
+                metrics.unknownEvents.labels(record.topic, type).increment()
+            } else {
+                isUnknown = false
+                metrics.decoded.labels(record.topic, type).increment()
+                if decoded.unknownFields > 0 {
+                    metrics.unknownFields.labels(record.topic, type).increment(by: Int64(decoded.unknownFields))
+                }
+            }
+            guard let event = decoded.event else { return }
+            if let handler = worker.handlers.handler(for: event) {
+                guard await retrying("handler", record, onFailure: { metrics.handlerErrors.labels(record.topic, type).increment() }, {
+                    try await handler(context)
+                }) else { return }
+            }
+            if let target = topic.republishTo {
+                // Unknown events are handed on untouched; known ones as configured.
+                let value: [UInt8]
+                if isUnknown || topic.republishMode == .passthrough {
+                    value = record.value ?? []
+                } else {
+                    do {
+                        value = try TopicCodec.canonicalBytes(of: event)
+                    } catch {
+                        worker.noteError("canonical encoding failed", position(record).merging(["error": "\(error)"]) { a, _ in a })
+                        throw WorkerError.fatal("canonical encoding failed at \(record.topic)[\(record.partition)]@\(record.offset): \(error)")
+                    }
+                }
+                var headers = record.headers
+                headers.append(KafkaHeader(name: "switchyard.republished.from", string: "\(record.topic)/\(record.partition)/\(record.offset)"))
+                let partition = (partitionCounts[target] ?? 0) > Int(record.partition) ? record.partition : nil
+                let out = KafkaProducerRecord(topic: target, partition: partition, key: record.key, value: value, headers: headers)
+                guard await retrying("republish", record, onFailure: { metrics.republishErrors.labels(record.topic).increment() }, {
+                    _ = try await producer.send(out)
+                }) else { return }
+                metrics.republished.labels(record.topic, target).increment()
+            }
+            store(record)
+
+        case .failed(let failure):
+            metrics.failures.labels(record.topic, failure.kind.rawValue, failure.type ?? "").increment()
+            let key = Worker.ReleaseKey(topic: record.topic, partition: record.partition, offset: record.offset)
+            let (released, alreadyDeadLettered) = worker.control.withLock { ($0.released.contains(key), $0.deadLettered.contains(key)) }
+            if topic.onFailure == .halt && released {
+                // An operator released exactly this offset: it was dead-lettered when it halted.
+                metrics.releases.labels(record.topic).increment()
+                logger.notice("released offset skipped", position(record).merging(failureMetadata(failure)) { a, _ in a })
+                store(record)
+                break
+            }
+            if !alreadyDeadLettered {
+                let dead = deadLetter(record, failure: failure, topic: topic)
+                guard await retrying("dead letter", record, onFailure: { metrics.deadLetterErrors.labels(record.topic).increment() }, {
+                    _ = try await producer.send(dead)
+                }) else { return }
+                metrics.deadLetters.labels(record.topic, failure.kind.rawValue).increment()
+            }
+            logger.warning("record dead-lettered", position(record).merging(failureMetadata(failure)) { a, _ in a })
+            if topic.onFailure == .halt {
+                worker.control.withLock { _ = $0.deadLettered.insert(key) }
+                halt(record, failure: failure)
+            } else {
+                store(record)
+            }
+        }
+        metrics.processing.labels().observe(ContinuousClock.now - start)
+        worker.state.withLock { $0.processed += 1 }
+    }
+
+    // MARK: - Outcomes
+
+    /// Stores the record's offset + 1: its outcome is durable.
+    func store(_ record: KafkaRecord) {
+        do {
+            try consumer.storeOffset(record)
+        } catch {
+            // The partition was revoked meanwhile: its new owner reads the record again (at-least-once).
+            logger.info("offset not stored: partition no longer assigned", position(record))
+        }
+    }
+
+    /// Halts the record's partition at the record: stores its own offset (so the group resumes there),
+    /// pauses the partition and reports it.
+    func halt(_ record: KafkaRecord, failure: DecodeFailure) {
+        let tp = record.topicPartition
+        do {
+            try consumer.storeOffset(tp, nextOffset: record.offset)
+            try consumer.pause([tp])
+        } catch {
+            logger.info("halt not applied: partition no longer assigned", position(record))
+            return
+        }
+        worker.state.withLock { $0.halted[tp] = HaltInfo(offset: record.offset, failure: failure, since: Timestamp(Date())) }
+        metrics.halted.labels(record.topic, String(record.partition)).set(1)
+        worker.noteError("partition halted", position(record).merging(failureMetadata(failure)) { a, _ in a })
+    }
+
+    /// The dead letter for `record`: original key, value and headers, with the diagnosis added. Earlier
+    /// `switchyard.*` headers are replaced (not stacked), except the redrive count, which is kept.
+    func deadLetter(_ record: KafkaRecord, failure: DecodeFailure, topic: TopicConfiguration) -> KafkaProducerRecord {
+        var redriveCount = "0"
+        var headers: [KafkaHeader] = []
+        for header in record.headers {
+            if header.name == DeadLetterHeaders.redriveCount {
+                redriveCount = header.value.map { String(decoding: $0, as: UTF8.self) } ?? "0"
+            } else if !header.name.hasPrefix("switchyard.") {
+                headers.append(header)
+            }
+        }
+        func add(_ name: String, _ value: String) { headers.append(KafkaHeader(name: name, string: value)) }
+        add(DeadLetterHeaders.originalTopic, record.topic)
+        add(DeadLetterHeaders.originalPartition, String(record.partition))
+        add(DeadLetterHeaders.originalOffset, String(record.offset))
+        if let ts = record.timestampMilliseconds { add(DeadLetterHeaders.originalTimestamp, String(ts)) }
+        add(DeadLetterHeaders.errorKind, failure.kind.rawValue)
+        add(DeadLetterHeaders.errorPath, failure.path)
+        if let type = failure.type { add(DeadLetterHeaders.errorType, type) }
+        add(DeadLetterHeaders.errorMessage, failure.message)
+        add(DeadLetterHeaders.consumerGroup, worker.configuration.groupId)
+        add(DeadLetterHeaders.failedAt, Timestamp(Date()).text)
+        add(DeadLetterHeaders.redriveCount, redriveCount)
+        return KafkaProducerRecord(topic: topic.deadLetterTopic, key: record.key, value: record.value, headers: headers)
+    }
+
+    /// Runs `body` until it succeeds, backing off; gives up only when shutdown passes its deadline
+    /// (then the offset is not stored and the record is read again after a restart).
+    func retrying(
+        _ what: String, _ record: KafkaRecord, onFailure: () -> Void, _ body: () async throws -> Void
+    ) async -> Bool {
+        var delay = Duration.milliseconds(100)
+        while true {
+            do {
+                try await body()
+                return true
+            } catch {
+                onFailure()
+                worker.noteError("\(what) failed; retrying", position(record).merging(["error": "\(error)"]) { a, _ in a })
+                let deadline = worker.stopSignal.withLock { $0.deadline }
+                if let deadline, ContinuousClock.now + delay > deadline {
+                    logger.warning("\(what) abandoned at shutdown; the record will be read again", position(record))
+                    return false
+                }
+                do {
+                    try await Task.sleep(for: delay)
+                } catch {
+                    return false  // cancelled: the worker is going away; the offset stays unstored
+                }
+                delay = min(delay * 2, .seconds(5))
+            }
+        }
+    }
+
+    func position(_ record: KafkaRecord) -> [String: String] {
+        ["kafka.topic": record.topic, "kafka.partition": String(record.partition), "kafka.offset": String(record.offset)]
+    }
+
+    func failureMetadata(_ failure: DecodeFailure) -> [String: String] {
+        var m = ["error.kind": failure.kind.rawValue, "error.path": failure.path, "error.message": failure.message]
+        if let type = failure.type { m["event.type"] = type }
+        return m
+    }
+}
+
+/// The dead-letter header names (PRODUCT.md, "Dead-letter records").
+public enum DeadLetterHeaders {
+    public static let originalTopic = "switchyard.original.topic"
+    public static let originalPartition = "switchyard.original.partition"
+    public static let originalOffset = "switchyard.original.offset"
+    public static let originalTimestamp = "switchyard.original.timestamp"
+    public static let errorKind = "switchyard.error.kind"
+    public static let errorPath = "switchyard.error.path"
+    public static let errorType = "switchyard.error.type"
+    public static let errorMessage = "switchyard.error.message"
+    public static let consumerGroup = "switchyard.consumer.group"
+    public static let failedAt = "switchyard.failed.at"
+    public static let redriveCount = "switchyard.redrive.count"
+    public static let republishedFrom = "switchyard.republished.from"
+}
