@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+@testable import Switchyard
+
+/// The worker's config file: the shipped examples load; typos fail loudly with a path and a suggestion.
+@Suite struct ConfigurationTests {
+    static let examples = CLI.packageRoot.appendingPathComponent("config/examples")
+
+    static func parse(_ json: String, environment: [String: String] = [:]) -> Result<WorkerConfiguration, ConfigurationError> {
+        do {
+            return .success(try WorkerConfiguration.parse(Array(json.utf8), environment: environment))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    static func error(_ json: String) -> String {
+        switch parse(json) {
+        case .success: return "accepted"
+        case .failure(let e): return e.description
+        }
+    }
+
+    @Test func everyShippedExampleLoads() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.examples.path).filter { $0.hasSuffix(".json") }
+        #expect(files.count >= 3)
+        let environment = ["KAFKA_USERNAME": "svc-switchyard", "KAFKA_PASSWORD": "s3cret"]
+        for file in files {
+            let config = try WorkerConfiguration.load(path: Self.examples.appendingPathComponent(file).path, environment: environment)
+            #expect(!config.topics.isEmpty, "\(file)")
+            #expect(config.topics["payments"]?.policy == .strict, "\(file)")
+            #expect(config.topics["payments"]?.onFailure == .halt, "\(file)")
+            #expect(config.topics["feeds"]?.onFailure == .deadLetter, "\(file)")
+        }
+    }
+
+    static let minimal = #"{"brokers":"k:9092","groupId":"g","topics":{"payments":{"catalog":"payments"}}}"#
+
+    @Test func defaultsAreDocumented() throws {
+        let config = try WorkerConfiguration.parse(Array(Self.minimal.utf8))
+        let payments = try #require(config.topics["payments"])
+        #expect(payments.policy == .strict && payments.onFailure == .halt && payments.deadLetterTopic == "payments.dlq")
+        #expect(payments.republishTo == nil && payments.republishMode == .canonical)
+        #expect(config.metrics == MetricsConfiguration(host: "0.0.0.0", port: 9464, maxTypeLabels: 100))
+        #expect(config.controlTopic == "switchyard.control" && config.shutdownTimeoutSeconds == 25 && config.clientId == "switchyard")
+    }
+
+    @Test func unknownKeysFailWithPathAndSuggestion() {
+        #expect(Self.error(#"{"brokers":"k","groupId":"g","topcis":{}}"#) == "topcis: unknown key; did you mean 'topics'?")
+        #expect(Self.error(#"{"brokers":"k","groupId":"g","topics":{"payments":{"catalog":"payments","polcy":"strict"}}}"#)
+            == "topics.payments.polcy: unknown key; did you mean 'policy'?")
+        #expect(Self.error(#"{"brokers":"k","groupId":"g","topics":{"payments":{"catalog":"payments"}},"metrics":{"prot":1}}"#)
+            == "metrics.prot: unknown key; did you mean 'port'?")
+        #expect(Self.error(#"{"brokers":"k","groupId":"g","topics":{"payments":{"catalog":"payments"}},"zzzzzz":1}"#)
+            .hasPrefix("zzzzzz: unknown key; expected one of: brokers, groupId"))
+    }
+
+    @Test func badValuesNameTheirPath() {
+        #expect(Self.error(#"{"brokers":"k","groupId":"g","topics":{"feeds":{"catalog":"feedz"}}}"#)
+            == "topics.feeds.catalog: must be one of payments, feeds, not 'feedz'")
+        #expect(Self.error(#"{"brokers":"k","groupId":"g","topics":{"feeds":{"catalog":"feeds","policy":"loose"}}}"#)
+            == "topics.feeds.policy: must be one of strict, lenient, not 'loose'")
+        #expect(Self.error(#"{"groupId":"g","topics":{}}"#) == "brokers: Missing required key 'brokers'.")
+        #expect(Self.error(#"{"brokers":"k","groupId":"g","topics":{}}"#) == "topics: must name at least one topic")
+        #expect(Self.error(#"{"brokers":"k","groupId":"g","topics":{"a":{"catalog":"feeds","deadLetterTopic":"a"}}}"#)
+            == "topics.a: a topic cannot dead-letter or republish to itself")
+        #expect(Self.error(#"{"brokers":"k","groupId":"g","topics":{"a":{"catalog":"feeds"}},"kafka":{"x":1}}"#).hasPrefix("kafka.x:"))
+    }
+
+    @Test func secretsComeFromTheEnvironmentOrAFileAndNeverShowInErrors() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sy-secret-\(UUID().uuidString)")
+        try "from-file\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let json = #"{"brokers":"k","groupId":"g","topics":{"a":{"catalog":"feeds"}},"kafka":{"sasl.password":"${PW}","ssl.key.password":"${file:\#(file.path)}","client.rack":"r1"}}"#
+        let config = try WorkerConfiguration.parse(Array(json.utf8), environment: ["PW": "hunter2"])
+        #expect(config.kafka == ["sasl.password": "hunter2", "ssl.key.password": "from-file", "client.rack": "r1"])
+        let missing = Self.parse(json, environment: [:])
+        guard case .failure(let error) = missing else { Issue.record("accepted without PW"); return }
+        #expect(error.description == #"kafka["sasl.password"]: environment variable PW is not set"#)
+    }
+
+    @Test func environmentOverridesBrokersAndGroup() throws {
+        let config = try WorkerConfiguration.parse(Array(Self.minimal.utf8), environment: ["SWITCHYARD_BROKERS": "a:1,b:2", "SWITCHYARD_GROUP_ID": "blue"])
+        #expect(config.brokers == "a:1,b:2" && config.groupId == "blue")
+    }
+}
