@@ -38,6 +38,8 @@ let package = Package(
         /// Subcommands; the executable only calls into it.
         .target(name: "SwitchyardCLI", dependencies: ["Switchyard", "SwitchyardKafka"]),
         .executableTarget(name: "switchyard", dependencies: ["SwitchyardCLI"]),
+        /// Benchmarks (run with -c release by `make bench`).
+        .executableTarget(name: "switchyard-bench", dependencies: ["Switchyard"]),
         /// Bounded waits and unique names for the test targets (not a product).
         .target(name: "SwitchyardTestSupport", dependencies: ["SwitchyardKafka"]),
         /// Counters, gauges and histograms with capped wire labels, rendered as Prometheus text.

@@ -177,7 +177,7 @@ public struct DumpReader {
     private var fileIndex = 0
     private var reader: LineReader?
     private let decoder = SwitchyardJSONDecoder()
-    private var tape = JSONTape()
+    private let workspace = DecodingWorkspace()
 
     /// Reads `paths` in order; "-" (or no path) is standard input.
     public init(paths: [String], format: DumpFormat) {
@@ -226,7 +226,7 @@ public struct DumpReader {
         }
         let envelope: KcatEnvelope
         do {
-            envelope = try decoder.decode(KcatEnvelope.self, from: UnsafeRawBufferPointer(line), tape: &tape).value
+            envelope = try decoder.decode(KcatEnvelope.self, from: UnsafeRawBufferPointer(line), workspace: workspace).value
         } catch let error as DecodingError {
             throw DumpError(file: path, line: lineNumber, reason: "not a kcat -J envelope: \(DecodeFailure(error, type: nil))")
         }

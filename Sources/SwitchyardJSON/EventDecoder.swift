@@ -72,7 +72,7 @@ public enum DecodeOutcome<Catalog: EventCatalog>: Sendable {
 public struct EventDecoder<Catalog: EventCatalog> {
     /// The decoder (duplicate keys rejected).
     public var decoder: SwitchyardJSONDecoder
-    private var tape = JSONTape()
+    private let workspace = DecodingWorkspace()
 
     public init(readerOptions: JSONReader.Options = JSONReader.Options(rejectDuplicateKeys: true)) {
         decoder = SwitchyardJSONDecoder(readerOptions: readerOptions)
@@ -83,7 +83,7 @@ public struct EventDecoder<Catalog: EventCatalog> {
     /// - Returns: the outcome and the number of unknown fields kept.
     public mutating func decode(_ bytes: UnsafeRawBufferPointer) -> (outcome: DecodeOutcome<Catalog>, unknownFields: Int) {
         do {
-            let (value, report) = try decoder.decode(Catalog.self, from: bytes, tape: &tape)
+            let (value, report) = try decoder.decode(Catalog.self, from: bytes, workspace: workspace)
             if case .unknown(let type, _) = value.content { return (.unknown(value, type: type), 0) }
             return (.decoded(value), report.unknownFieldCount)
         } catch let error as DecodingError {
@@ -101,7 +101,7 @@ public struct EventDecoder<Catalog: EventCatalog> {
 
     /// The tag of a record whose decode failed, if the JSON is valid and the tag is a string.
     private func readableTag(_ bytes: UnsafeRawBufferPointer) -> String? {
-        var tape = self.tape
+        var tape = workspace.tape
         // A partial tape (the reader stopped) has an unclosed root. Duplicate keys stop the reader
         // while the tag may still be readable: read again without that rule.
         if tape.count == 0 || tape[0].next != UInt32(tape.count) {
@@ -110,9 +110,9 @@ public struct EventDecoder<Catalog: EventCatalog> {
             do { try JSONReader(options: lenient).parse(bytes, into: &tape) } catch { return nil }
         }
         guard tape[0].kind == .object else { return nil }
-        let state = DecoderState(bytes: bytes, tape: tape)
-        defer { state.release() }
-        guard let v = state.find(Catalog.tagKey, in: 0), tape[v].kind == .string else { return nil }
-        return state.string(at: v)
+        return DecodingWorkspace.withState(bytes: bytes, tape: tape) { state in
+            guard let v = state.find(Catalog.tagKey, in: 0), tape[v].kind == .string else { return nil }
+            return state.string(at: v)
+        }
     }
 }

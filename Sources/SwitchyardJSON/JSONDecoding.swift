@@ -25,38 +25,36 @@ public struct SwitchyardJSONDecoder: Sendable {
         public var unknownFieldCount: Int
     }
 
-    /// Decodes `type` from `bytes`, reusing `tape`'s storage.
+    /// Decodes `type` from `bytes`, reusing `workspace`'s buffers (the tape and the lookup scratch).
     ///
     /// - Throws: `DecodingError`; invalid JSON is `dataCorrupted` at the root with the byte offset in
     ///   the message and the ``JSONSyntaxError`` as underlying error.
     public func decode<T: Decodable>(
-        _ type: T.Type, from bytes: UnsafeRawBufferPointer, tape: inout JSONTape
+        _ type: T.Type, from bytes: UnsafeRawBufferPointer, workspace: DecodingWorkspace
     ) throws -> (value: T, report: Report) {
         do {
-            try JSONReader(options: readerOptions).parse(bytes, into: &tape)
+            try JSONReader(options: readerOptions).parse(bytes, into: &workspace.tape)
         } catch {
-            throw Self.decodingError(for: error, tape: tape, bytes: bytes)
+            throw Self.decodingError(for: error, tape: workspace.tape, bytes: bytes)
         }
-        let state = DecoderState(bytes: bytes, tape: tape)
-        defer { state.release() }
-        let value = try T(from: _JSONDecoder(state: state, node: 0))
-        return (value, Report(unknownFieldCount: state.unknownFieldCount))
+        return try workspace.withState(bytes: bytes) { state in
+            let value = try T(from: _JSONDecoder(state: state, node: 0))
+            return (value, Report(unknownFieldCount: state.unknownFieldCount))
+        }
     }
 
     /// Decodes `type` from `bytes`.
     public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-        var tape = JSONTape()
-        return try bytes.withUnsafeBytes { try decode(type, from: $0, tape: &tape).value }
+        try bytes.withUnsafeBytes { try decode(type, from: $0, workspace: DecodingWorkspace()).value }
     }
 
     /// Turns a reader error into the `DecodingError` that the decoding rules ask for.
     static func decodingError(for error: JSONSyntaxError, tape: JSONTape, bytes: UnsafeRawBufferPointer) -> DecodingError {
         if case .duplicateKey(let object, let key) = error.reason {
             // The path of the duplicated member: the object's path plus the key.
-            let state = DecoderState(bytes: bytes, tape: tape)
-            defer { state.release() }
-            var path = state.codingPath(to: object)
-            path.append(JSONKey(stringValue: state.string(at: key)))
+            let path = DecodingWorkspace.withState(bytes: bytes, tape: tape) { state in
+                state.codingPath(to: object) + [JSONKey(stringValue: state.string(at: key))]
+            }
             return .dataCorrupted(.init(codingPath: path, debugDescription: "Duplicate key in object.", underlyingError: error))
         }
         return .dataCorrupted(.init(codingPath: [], debugDescription: error.description, underlyingError: error))
@@ -65,28 +63,49 @@ public struct SwitchyardJSONDecoder: Sendable {
 
 // MARK: - Shared state of one decode
 
-/// The bytes, the tape and scratch space of one decode. Lives only during `decode`.
+/// Reusable buffers for decoding: the tape and the per-node lookup scratch. One per thread.
+public final class DecodingWorkspace {
+    /// The parsed structure of the last input.
+    public internal(set) var tape = JSONTape()
+    var scratch: [UInt32] = []
+
+    public init() {}
+
+    /// Runs `body` with a state over `bytes` and this workspace's tape; the scratch is cleared first.
+    func withState<R>(bytes: UnsafeRawBufferPointer, _ body: (DecoderState) throws -> R) rethrows -> R {
+        let count = tape.count
+        if scratch.count < count { scratch = [UInt32](repeating: 0, count: max(count, scratch.count * 2)) }
+        return try tape.nodes.withUnsafeBufferPointer { nodes in
+            try scratch.withUnsafeMutableBufferPointer { scratch in
+                let view = UnsafeMutableBufferPointer(rebasing: scratch[0..<count])
+                view.update(repeating: 0)
+                return try body(DecoderState(bytes: bytes, nodes: nodes, scratch: view))
+            }
+        }
+    }
+
+    /// Runs `body` with a state over `bytes` and `tape`, with scratch of its own (off the hot path).
+    static func withState<R>(bytes: UnsafeRawBufferPointer, tape: JSONTape, _ body: (DecoderState) throws -> R) rethrows -> R {
+        let workspace = DecodingWorkspace()
+        workspace.tape = tape
+        return try workspace.withState(bytes: bytes, body)
+    }
+}
+
+/// A view of the bytes, the tape and the scratch of one decode. Valid only inside `withState`.
 final class DecoderState {
     let base: UnsafePointer<UInt8>
     let byteCount: Int
     let nodes: UnsafeBufferPointer<JSONNode>
     /// Per node: for objects, the next key to try (a lookup hint); for keys, 1 once looked up.
     let scratch: UnsafeMutableBufferPointer<UInt32>
-    private let tapeCopy: ContiguousArray<JSONNode>
-    var unknownFieldCount = 0
+    @exclusivity(unchecked) var unknownFieldCount = 0
 
-    init(bytes: UnsafeRawBufferPointer, tape: JSONTape) {
+    init(bytes: UnsafeRawBufferPointer, nodes: UnsafeBufferPointer<JSONNode>, scratch: UnsafeMutableBufferPointer<UInt32>) {
         base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafePointer(bitPattern: 1)!
         byteCount = bytes.count
-        // Keep the tape's storage alive while we hold a pointer into it.
-        tapeCopy = tape.nodes
-        nodes = tapeCopy.withUnsafeBufferPointer { $0 }
-        scratch = .allocate(capacity: max(tape.count, 1))
-        scratch.initialize(repeating: 0)
-    }
-
-    func release() {
-        scratch.deallocate()
+        self.nodes = nodes
+        self.scratch = scratch
     }
 
     // MARK: Values
@@ -208,10 +227,12 @@ final class DecoderState {
 
 // MARK: - The Decoder
 
-/// The `Decoder` over one node. Nested values get their own instance; the state is shared.
+/// The `Decoder`. One instance serves a whole decode: a nested value moves ``node`` and puts it
+/// back; containers remember their own node.
 final class _JSONDecoder: Decoder {
     let state: DecoderState
-    let node: Int
+    // Only this decode's own call chain touches it (a decoder is never shared between threads).
+    @exclusivity(unchecked) var node: Int
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     init(state: DecoderState, node: Int) {
@@ -222,8 +243,13 @@ final class _JSONDecoder: Decoder {
     var codingPath: [any CodingKey] { state.codingPath(to: node) }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        try keyedContainer(at: node, keyedBy: type)
+    }
+
+    func keyedContainer<Key: CodingKey>(at node: Int, keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         let n = state.nodes[node]
         guard n.kind == .object else {
+            let codingPath = state.codingPath(to: node)
             if n.kind == .null {
                 throw DecodingError.valueNotFound(
                     [String: Any].self,
@@ -237,8 +263,13 @@ final class _JSONDecoder: Decoder {
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try unkeyedContainer(at: node)
+    }
+
+    func unkeyedContainer(at node: Int) throws -> any UnkeyedDecodingContainer {
         let n = state.nodes[node]
         guard n.kind == .array else {
+            let codingPath = state.codingPath(to: node)
             if n.kind == .null {
                 throw DecodingError.valueNotFound(
                     [Any].self,
@@ -252,7 +283,7 @@ final class _JSONDecoder: Decoder {
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        _SingleValueContainer(decoder: self)
+        _SingleValueContainer(decoder: self, node: node)
     }
 
     // MARK: Reading one node, shared by the three containers
@@ -305,7 +336,10 @@ final class _JSONDecoder: Decoder {
     }
 
     @inline(__always) func decodeValue<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
-        try T(from: _JSONDecoder(state: state, node: index))
+        let saved = node
+        node = index
+        defer { node = saved }
+        return try T(from: self)
     }
 }
 
@@ -316,7 +350,7 @@ struct _KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let object: Int
     var state: DecoderState { decoder.state }
 
-    var codingPath: [any CodingKey] { decoder.codingPath }
+    var codingPath: [any CodingKey] { state.codingPath(to: object) }
 
     var allKeys: [Key] {
         state.nodes.isEmpty ? [] : JSONTape.memberKeys(nodes: state.nodes, object: object).compactMap { Key(stringValue: state.string(at: $0)) }
@@ -394,11 +428,11 @@ struct _KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        try _JSONDecoder(state: state, node: try value(key)).container(keyedBy: type)
+        try decoder.keyedContainer(at: try value(key), keyedBy: type)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try _JSONDecoder(state: state, node: try value(key)).unkeyedContainer()
+        try decoder.unkeyedContainer(at: try value(key))
     }
 
     func superDecoder() throws -> any Decoder {
@@ -438,7 +472,7 @@ struct _UnkeyedContainer: UnkeyedDecodingContainer {
         self.nextNode = array + 1
     }
 
-    var codingPath: [any CodingKey] { decoder.codingPath }
+    var codingPath: [any CodingKey] { state.codingPath(to: array) }
     var count: Int? { Int(state.nodes[array].count) }
     var isAtEnd: Bool { currentIndex >= Int(state.nodes[array].count) }
 
@@ -501,12 +535,12 @@ struct _UnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         try read(KeyedDecodingContainer<NestedKey>.self) { d, node, _ in
-            try _JSONDecoder(state: d.state, node: node).container(keyedBy: type)
+            try d.keyedContainer(at: node, keyedBy: type)
         }
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        try read((any UnkeyedDecodingContainer).self) { d, node, _ in try _JSONDecoder(state: d.state, node: node).unkeyedContainer() }
+        try read((any UnkeyedDecodingContainer).self) { d, node, _ in try d.unkeyedContainer(at: node) }
     }
 
     mutating func superDecoder() throws -> any Decoder {
@@ -518,8 +552,8 @@ struct _UnkeyedContainer: UnkeyedDecodingContainer {
 
 struct _SingleValueContainer: SingleValueDecodingContainer {
     let decoder: _JSONDecoder
-    var codingPath: [any CodingKey] { decoder.codingPath }
-    var node: Int { decoder.node }
+    let node: Int
+    var codingPath: [any CodingKey] { decoder.state.codingPath(to: node) }
 
     func decodeNil() -> Bool { decoder.state.nodes[node].kind == .null }
     func decode(_ type: Bool.Type) throws -> Bool { try decoder.decodeBool(at: node, path: codingPath) }
@@ -536,5 +570,5 @@ struct _SingleValueContainer: SingleValueDecodingContainer {
     func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.decodeInteger(type, at: node, path: codingPath) }
     func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.decodeInteger(type, at: node, path: codingPath) }
     func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.decodeInteger(type, at: node, path: codingPath) }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try T(from: decoder) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeValue(type, at: node) }
 }

@@ -29,19 +29,22 @@ public struct CanonicalJSONEncoder: Sendable {
 }
 
 /// The streaming writer behind ``CanonicalJSONEncoder``; also the `Encoder` passed to values.
+///
+/// Its state is touched only by the one encode running on it (a writer is never shared), so the
+/// dynamic exclusivity checks are switched off for it: they cost more than the writing itself.
 final class _JSONWriter: Encoder {
-    var out: [UInt8] = []
+    @exclusivity(unchecked) var out: [UInt8] = []
     /// Open containers, innermost last.
-    var frames: [Frame] = []
+    @exclusivity(unchecked) var frames: [Frame] = []
     /// True between writing a key (or array comma) and writing that value.
-    var pendingValue = false
+    @exclusivity(unchecked) var pendingValue = false
     /// An error raised where the `Encoder` API cannot throw; `encode` throws it at the end.
-    var deferredError: (any Error)?
+    @exclusivity(unchecked) var deferredError: (any Error)?
     /// The index in `frames` that the value being encoded owns (its object or array).
-    var valueFrame = 0
-    var nextFrameID = 0
+    @exclusivity(unchecked) var valueFrame = 0
+    @exclusivity(unchecked) var nextFrameID = 0
     /// The coding path of the value being encoded.
-    var codingPath: [any CodingKey] = []
+    @exclusivity(unchecked) var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     struct Frame {

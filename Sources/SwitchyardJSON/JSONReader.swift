@@ -112,16 +112,6 @@ public struct JSONReader: Sendable {
 
 // MARK: - The parser
 
-/// Byte classes for the string scanner: 0 plain ASCII, 1 quote, 2 backslash, 3 control, 4 non-ASCII.
-private let stringClass: [UInt8] = {
-    var table = [UInt8](repeating: 0, count: 256)
-    for b in 0..<0x20 { table[b] = 3 }
-    table[Int(UInt8(ascii: "\""))] = 1
-    table[Int(UInt8(ascii: "\\"))] = 2
-    for b in 0x80..<0x100 { table[b] = 4 }
-    return table
-}()
-
 private struct Parser {
     let base: UnsafePointer<UInt8>
     let count: Int
@@ -333,29 +323,25 @@ private struct Parser {
         i += 1  // opening quote
         let start = i
         var flags: UInt8 = 0
-        try stringClass.withUnsafeBufferPointer { (table) throws(JSONSyntaxError) in
-            while true {
-                // Fast path: eight plain ASCII bytes at a time.
-                while i + 8 <= count {
-                    let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-                    if Self.hasSpecialByte(word) { break }
-                    i += 8
-                }
-                guard i < count else { throw fail(.unexpectedEnd) }
-                let c = base[i]
-                switch table[Int(c)] {
-                case 0:
-                    i += 1
-                case 1:
-                    return
-                case 2:
-                    flags = JSONNode.escaped
-                    try escape()
-                case 3:
-                    throw fail(.controlCharacterInString)
-                default:
-                    try utf8Sequence()
-                }
+        while true {
+            // Fast path: eight plain ASCII bytes at a time.
+            while i + 8 <= count {
+                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                if Self.hasSpecialByte(word) { break }
+                i += 8
+            }
+            guard i < count else { throw fail(.unexpectedEnd) }
+            let c = base[i]
+            if c == UInt8(ascii: "\"") { break }
+            if c == UInt8(ascii: "\\") {
+                flags = JSONNode.escaped
+                try escape()
+            } else if c < 0x20 {
+                throw fail(.controlCharacterInString)
+            } else if c >= 0x80 {
+                try utf8Sequence()
+            } else {
+                i += 1
             }
         }
         nodes.append(JSONNode(start: UInt32(start), end: UInt32(i), next: UInt32(nodes.count + 1), count: 0, kind: .string, flags: flags))
@@ -456,20 +442,30 @@ private struct Parser {
     func checkDuplicates(object: Int, _ nodes: ContiguousArray<JSONNode>) throws(JSONSyntaxError) {
         let memberCount = Int(nodes[object].count)
         guard memberCount > 1 else { return }
+        if memberCount <= 16 {
+            // Pairwise on the stack: records are small objects, so this is the common path.
+            let duplicate: Int? = withUnsafeTemporaryAllocation(of: Int.self, capacity: memberCount) { keys in
+                var k = object + 1
+                for m in 0..<memberCount {
+                    keys[m] = k
+                    k = Int(nodes[k + 1].next)
+                }
+                for a in 1..<memberCount {
+                    for b in 0..<a where keysEqual(keys[a], keys[b], nodes) { return keys[a] }
+                }
+                return nil
+            }
+            if let duplicate {
+                throw JSONSyntaxError(.duplicateKey(object: object, key: duplicate), at: Int(nodes[duplicate].start) - 1)
+            }
+            return
+        }
         var keys: [Int] = []
         keys.reserveCapacity(memberCount)
         var k = object + 1
         for _ in 0..<memberCount {
             keys.append(k)
             k = Int(nodes[k + 1].next)
-        }
-        if memberCount <= 16 {
-            for a in 1..<keys.count {
-                for b in 0..<a where keysEqual(keys[a], keys[b], nodes) {
-                    throw JSONSyntaxError(.duplicateKey(object: object, key: keys[a]), at: Int(nodes[keys[a]].start) - 1)
-                }
-            }
-            return
         }
         // Large objects: sort by a hash of the unescaped key, then compare neighbours with equal hashes.
         var hashed = keys.map { (hash: keyHash($0, nodes), key: $0) }

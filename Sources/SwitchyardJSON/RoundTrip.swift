@@ -18,14 +18,12 @@ public enum RoundTripCheck {
         }
         return input.withUnsafeBytes { ib in
             output.withUnsafeBytes { ob in
-                let sa = DecoderState(bytes: ib, tape: a)
-                let sb = DecoderState(bytes: ob, tape: b)
-                defer {
-                    sa.release()
-                    sb.release()
+                DecodingWorkspace.withState(bytes: ib, tape: a) { sa in
+                    DecodingWorkspace.withState(bytes: ob, tape: b) { sb in
+                        var path: [any CodingKey] = []
+                        return covers(sa, 0, sb, 0, &path) ? nil : CodingPathRenderer.render(path)
+                    }
                 }
-                var path: [any CodingKey] = []
-                return covers(sa, 0, sb, 0, &path) ? nil : CodingPathRenderer.render(path)
             }
         }
     }
