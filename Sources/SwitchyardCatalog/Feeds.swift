@@ -37,11 +37,11 @@ public struct PostCreated: Event, Hashable {
         self.mediaCount = mediaCount
     }
 
-    enum CodingKeys: String, CodingKey { case id, occurredAt, schemaVersion, postId, authorId, text, tags, visibility, mediaCount }
+    enum CodingKeys: String, EnvelopeCodingKey { case id, occurredAt, schemaVersion, postId, authorId, text, tags, visibility, mediaCount }
 
     public init(from decoder: any Decoder) throws {
-        envelope = try Envelope(from: decoder)
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        envelope = try Envelope(from: c)
         postId = try c.decode(String.self, forKey: .postId)
         authorId = try c.decode(String.self, forKey: .authorId)
         text = try c.decode(String.self, forKey: .text)
@@ -52,8 +52,8 @@ public struct PostCreated: Event, Hashable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        try envelope.encode(to: encoder)
         var c = encoder.container(keyedBy: CodingKeys.self)
+        try envelope.encode(to: &c)
         try c.encode(postId, forKey: .postId)
         try c.encode(authorId, forKey: .authorId)
         try c.encode(text, forKey: .text)
@@ -78,19 +78,19 @@ public struct PostLiked: Event, Hashable {
         self.userId = userId
     }
 
-    enum CodingKeys: String, CodingKey { case id, occurredAt, schemaVersion, postId, userId }
+    enum CodingKeys: String, EnvelopeCodingKey { case id, occurredAt, schemaVersion, postId, userId }
 
     public init(from decoder: any Decoder) throws {
-        envelope = try Envelope(from: decoder)
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        envelope = try Envelope(from: c)
         postId = try c.decode(String.self, forKey: .postId)
         userId = try c.decode(String.self, forKey: .userId)
         unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
     }
 
     public func encode(to encoder: any Encoder) throws {
-        try envelope.encode(to: encoder)
         var c = encoder.container(keyedBy: CodingKeys.self)
+        try envelope.encode(to: &c)
         try c.encode(postId, forKey: .postId)
         try c.encode(userId, forKey: .userId)
         try unknownFields.encode(to: encoder)
@@ -115,11 +115,11 @@ public struct CommentAdded: Event, Hashable {
         self.text = text
     }
 
-    enum CodingKeys: String, CodingKey { case id, occurredAt, schemaVersion, postId, commentId, authorId, text }
+    enum CodingKeys: String, EnvelopeCodingKey { case id, occurredAt, schemaVersion, postId, commentId, authorId, text }
 
     public init(from decoder: any Decoder) throws {
-        envelope = try Envelope(from: decoder)
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        envelope = try Envelope(from: c)
         postId = try c.decode(String.self, forKey: .postId)
         commentId = try c.decode(String.self, forKey: .commentId)
         authorId = try c.decode(String.self, forKey: .authorId)
@@ -128,8 +128,8 @@ public struct CommentAdded: Event, Hashable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        try envelope.encode(to: encoder)
         var c = encoder.container(keyedBy: CodingKeys.self)
+        try envelope.encode(to: &c)
         try c.encode(postId, forKey: .postId)
         try c.encode(commentId, forKey: .commentId)
         try c.encode(authorId, forKey: .authorId)
@@ -152,19 +152,19 @@ public struct UserFollowed: Event, Hashable {
         self.followeeId = followeeId
     }
 
-    enum CodingKeys: String, CodingKey { case id, occurredAt, schemaVersion, followerId, followeeId }
+    enum CodingKeys: String, EnvelopeCodingKey { case id, occurredAt, schemaVersion, followerId, followeeId }
 
     public init(from decoder: any Decoder) throws {
-        envelope = try Envelope(from: decoder)
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        envelope = try Envelope(from: c)
         followerId = try c.decode(String.self, forKey: .followerId)
         followeeId = try c.decode(String.self, forKey: .followeeId)
         unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
     }
 
     public func encode(to encoder: any Encoder) throws {
-        try envelope.encode(to: encoder)
         var c = encoder.container(keyedBy: CodingKeys.self)
+        try envelope.encode(to: &c)
         try c.encode(followerId, forKey: .followerId)
         try c.encode(followeeId, forKey: .followeeId)
         try unknownFields.encode(to: encoder)

@@ -74,11 +74,11 @@ public struct PaymentAuthorized: Event, Hashable {
         self.card = card
     }
 
-    enum CodingKeys: String, CodingKey { case id, occurredAt, schemaVersion, paymentId, amount, merchant, method, card }
+    enum CodingKeys: String, EnvelopeCodingKey { case id, occurredAt, schemaVersion, paymentId, amount, merchant, method, card }
 
     public init(from decoder: any Decoder) throws {
-        envelope = try Envelope(from: decoder)
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        envelope = try Envelope(from: c)
         paymentId = try c.decode(String.self, forKey: .paymentId)
         amount = try c.decode(Money.self, forKey: .amount)
         merchant = try c.decode(Merchant.self, forKey: .merchant)
@@ -88,8 +88,8 @@ public struct PaymentAuthorized: Event, Hashable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        try envelope.encode(to: encoder)
         var c = encoder.container(keyedBy: CodingKeys.self)
+        try envelope.encode(to: &c)
         try c.encode(paymentId, forKey: .paymentId)
         try c.encode(amount, forKey: .amount)
         try c.encode(merchant, forKey: .merchant)
@@ -118,11 +118,11 @@ public struct PaymentCaptured: Event, Hashable {
         self.installments = installments
     }
 
-    enum CodingKeys: String, CodingKey { case id, occurredAt, schemaVersion, paymentId, amount, merchant, installments }
+    enum CodingKeys: String, EnvelopeCodingKey { case id, occurredAt, schemaVersion, paymentId, amount, merchant, installments }
 
     public init(from decoder: any Decoder) throws {
-        envelope = try Envelope(from: decoder)
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        envelope = try Envelope(from: c)
         paymentId = try c.decode(String.self, forKey: .paymentId)
         amount = try c.decode(Money.self, forKey: .amount)
         merchant = try c.decode(Merchant.self, forKey: .merchant)
@@ -131,8 +131,8 @@ public struct PaymentCaptured: Event, Hashable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        try envelope.encode(to: encoder)
         var c = encoder.container(keyedBy: CodingKeys.self)
+        try envelope.encode(to: &c)
         try c.encode(paymentId, forKey: .paymentId)
         try c.encode(amount, forKey: .amount)
         try c.encode(merchant, forKey: .merchant)
@@ -157,11 +157,11 @@ public struct PaymentRefunded: Event, Hashable {
         self.reason = reason
     }
 
-    enum CodingKeys: String, CodingKey { case id, occurredAt, schemaVersion, paymentId, amount, reason }
+    enum CodingKeys: String, EnvelopeCodingKey { case id, occurredAt, schemaVersion, paymentId, amount, reason }
 
     public init(from decoder: any Decoder) throws {
-        envelope = try Envelope(from: decoder)
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        envelope = try Envelope(from: c)
         paymentId = try c.decode(String.self, forKey: .paymentId)
         amount = try c.decode(Money.self, forKey: .amount)
         reason = try c.decode(RefundReason.self, forKey: .reason)
@@ -169,8 +169,8 @@ public struct PaymentRefunded: Event, Hashable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        try envelope.encode(to: encoder)
         var c = encoder.container(keyedBy: CodingKeys.self)
+        try envelope.encode(to: &c)
         try c.encode(paymentId, forKey: .paymentId)
         try c.encode(amount, forKey: .amount)
         try c.encode(reason, forKey: .reason)
@@ -194,11 +194,11 @@ public struct PaymentFailed: Event, Hashable {
         self.failure = failure
     }
 
-    enum CodingKeys: String, CodingKey { case id, occurredAt, schemaVersion, paymentId, amount, failure }
+    enum CodingKeys: String, EnvelopeCodingKey { case id, occurredAt, schemaVersion, paymentId, amount, failure }
 
     public init(from decoder: any Decoder) throws {
-        envelope = try Envelope(from: decoder)
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        envelope = try Envelope(from: c)
         paymentId = try c.decode(String.self, forKey: .paymentId)
         amount = try c.decode(Money.self, forKey: .amount)
         failure = try c.decode(PaymentFailureReason.self, forKey: .failure)
@@ -206,8 +206,8 @@ public struct PaymentFailed: Event, Hashable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        try envelope.encode(to: encoder)
         var c = encoder.container(keyedBy: CodingKeys.self)
+        try envelope.encode(to: &c)
         try c.encode(paymentId, forKey: .paymentId)
         try c.encode(amount, forKey: .amount)
         try c.encode(failure, forKey: .failure)

@@ -47,10 +47,12 @@ public struct EventType<Catalog>: Sendable {
     /// The payload type.
     public let payload: any Event.Type
     let decode: @Sendable (any Decoder) throws -> Catalog
+    let utf8: [UInt8]
 
     /// An entry for `event`, wrapped into the catalog by `wrap` (usually the enum case).
     public init<E: Event>(_ event: E.Type, _ wrap: @escaping @Sendable (E) -> Catalog) {
         type = E.type
+        utf8 = Array(E.type.utf8)
         payload = E.self
         decode = { decoder in wrap(try E(from: decoder)) }
     }
@@ -76,6 +78,16 @@ extension EventCatalog {
     /// Decodes by tag: a known tag decodes its payload (failures propagate); any other tag is
     /// ``unknown(type:raw:)``. Only an unrecognised tag is unknown (PRODUCT.md, rule 1).
     public static func decodeTagged(from decoder: any Decoder) throws -> Self {
+        // Switchyard's decoder: compare the tag's bytes with each known type, without a container
+        // or a String. Anything unusual (missing, not a string, escaped) takes the general path.
+        if let fast = _JSONDecoder.unwrap(decoder), fast.state.nodes[fast.node].kind == .object,
+            let tag = fast.state.find(tagKey, in: fast.node), fast.state.nodes[tag].kind == .string, !fast.state.nodes[tag].isEscaped
+        {
+            let raw = fast.state.raw(fast.state.nodes[tag])
+            for entry in eventTypes where entry.utf8.elementsEqual(raw) {
+                return try entry.decode(decoder)
+            }
+        }
         let container = try decoder.container(keyedBy: JSONKey.self)
         let tag = try container.decode(String.self, forKey: JSONKey(stringValue: tagKey))
         for entry in eventTypes where entry.type == tag {
@@ -95,6 +107,13 @@ extension EventCatalog {
             try raw.encode(to: encoder)
         }
     }
+}
+
+/// The coding keys of an event: they include the envelope's (enum cases satisfy the requirements).
+public protocol EnvelopeCodingKey: CodingKey {
+    static var id: Self { get }
+    static var occurredAt: Self { get }
+    static var schemaVersion: Self { get }
 }
 
 /// The envelope every event carries: `id`, `occurredAt`, `schemaVersion`, flat beside the tag.
@@ -122,6 +141,21 @@ public struct Envelope: Codable, Sendable, Hashable {
         id = try c.decodeIdentifier(forKey: .id)
         occurredAt = try c.decode(Timestamp.self, forKey: .occurredAt)
         schemaVersion = try c.decodeIfPresent(Int.self, forKey: .schemaVersion) ?? 1
+    }
+
+    /// Reads the envelope from the event's own container, whose keys include `id`, `occurredAt` and
+    /// `schemaVersion` (saves a second container per record).
+    public init<K: EnvelopeCodingKey>(from c: KeyedDecodingContainer<K>) throws {
+        id = try c.decodeIdentifier(forKey: .id)
+        occurredAt = try c.decode(Timestamp.self, forKey: .occurredAt)
+        schemaVersion = try c.decodeIfPresent(Int.self, forKey: .schemaVersion) ?? 1
+    }
+
+    /// Writes the envelope into the event's own container.
+    public func encode<K: EnvelopeCodingKey>(to c: inout KeyedEncodingContainer<K>) throws {
+        try c.encode(id, forKey: .id)
+        try c.encode(occurredAt, forKey: .occurredAt)
+        try c.encode(schemaVersion, forKey: .schemaVersion)
     }
 
     /// Writes the envelope into the event's own object, defaults written out.

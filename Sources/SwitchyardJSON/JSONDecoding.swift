@@ -242,6 +242,11 @@ final class _JSONDecoder: Decoder {
 
     var codingPath: [any CodingKey] { state.codingPath(to: node) }
 
+    /// This decoder, if `decoder` is one.
+    @inline(__always) static func unwrap(_ decoder: any Decoder) -> _JSONDecoder? {
+        decoder as? _JSONDecoder
+    }
+
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         try keyedContainer(at: node, keyedBy: type)
     }

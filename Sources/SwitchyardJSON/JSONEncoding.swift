@@ -47,6 +47,11 @@ final class _JSONWriter: Encoder {
     @exclusivity(unchecked) var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
+    /// This writer, if `encoder` is one.
+    @inline(__always) static func unwrap(_ encoder: any Encoder) -> _JSONWriter? {
+        encoder as? _JSONWriter
+    }
+
     struct Frame {
         var id: Int
         var isObject: Bool

@@ -11,7 +11,7 @@ public struct RawJSON: Codable, Sendable, Hashable {
     }
 
     public init(from decoder: any Decoder) throws {
-        guard let decoder = decoder as? _JSONDecoder else {
+        guard let decoder = _JSONDecoder.unwrap(decoder) else {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: decoder.codingPath, debugDescription: "RawJSON can only be decoded by SwitchyardJSONDecoder."))
         }
@@ -24,7 +24,7 @@ public struct RawJSON: Codable, Sendable, Hashable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        guard let writer = encoder as? _JSONWriter else {
+        guard let writer = _JSONWriter.unwrap(encoder) else {
             throw EncodingError.invalidValue(
                 self, .init(codingPath: encoder.codingPath, debugDescription: "RawJSON can only be encoded by CanonicalJSONEncoder."))
         }
@@ -55,7 +55,7 @@ public struct UnknownFields: Sendable, Hashable {
     /// With a decoder other than ``SwitchyardJSONDecoder`` the bag is empty: only Switchyard's decoder
     /// has the bytes.
     public init<Key: CodingKey>(from decoder: any Decoder, excluding: Key.Type) throws {
-        guard let decoder = decoder as? _JSONDecoder else { return }
+        guard let decoder = _JSONDecoder.unwrap(decoder) else { return }
         let state = decoder.state
         let object = decoder.node
         guard state.nodes[object].kind == .object else { return }
@@ -79,7 +79,7 @@ public struct UnknownFields: Sendable, Hashable {
     /// Appends the members after the ones already written to the encoder's current object.
     public func encode(to encoder: any Encoder) throws {
         guard !keys.isEmpty else { return }
-        guard let writer = encoder as? _JSONWriter else {
+        guard let writer = _JSONWriter.unwrap(encoder) else {
             throw EncodingError.invalidValue(
                 keys, .init(codingPath: encoder.codingPath, debugDescription: "Unknown fields can only be encoded by CanonicalJSONEncoder."))
         }

@@ -24,7 +24,8 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
 
     /// Parses RFC 3339 text; nil when it is not a valid timestamp.
     public init?(rfc3339 text: String) {
-        guard let parsed = Self.parse(Array(text.utf8)) else { return nil }
+        var text = text
+        guard let parsed = text.withUTF8({ Self.parse($0) }) else { return nil }
         self.text = text
         (epochSeconds, nanoseconds, utcOffsetSeconds) = parsed
     }
@@ -74,7 +75,7 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
 
     // MARK: - Parsing
 
-    static func parse(_ s: [UInt8]) -> (Int64, Int32, Int32)? {
+    static func parse(_ s: UnsafeBufferPointer<UInt8>) -> (Int64, Int32, Int32)? {
         var i = 0
         func digits(_ n: Int) -> Int64? {
             guard i + n <= s.count else { return nil }
