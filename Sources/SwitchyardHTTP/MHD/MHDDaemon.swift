@@ -46,20 +46,22 @@ final class MHDDaemon: @unchecked Sendable {
         var startErrno: Int32 = 0
         let started: OpaquePointer? = address.withSockAddr { sockaddr in
             let items: [MHD_OptionItem] = [
+                // The logger goes first so that it sees the other options' errors. A two-argument option in
+                // an array: the function in `value`, its closure in `ptr_value`.
+                MHD_OptionItem(
+                    option: .EXTERNAL_LOGGER, value: unsafeBitCast(mhdLog, to: Int.self),
+                    ptr_value: context.toOpaque()),
                 MHD_OptionItem(option: .SOCK_ADDR, value: 0, ptr_value: sockaddr),
                 MHD_OptionItem(option: .CONNECTION_LIMIT, value: limits.connections, ptr_value: nil),
                 MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: limits.perClient, ptr_value: nil),
                 MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: limits.timeoutSeconds, ptr_value: nil),
                 MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: limits.memory, ptr_value: nil),
-                // A two-argument option in an array: the function in `value`, its closure in `ptr_value`.
-                MHD_OptionItem(
-                    option: .EXTERNAL_LOGGER, value: unsafeBitCast(mhdLog, to: Int.self),
-                    ptr_value: context.toOpaque()),
                 MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
             ]
             return items.withUnsafeBufferPointer { buffer in
                 Glibc.errno = 0
-                let daemon = switchyard_mhd_start_daemon(flags, mhdAccessHandler, context.toOpaque(), buffer.baseAddress)
+                let daemon = switchyard_mhd_start_daemon(
+                    flags, UInt16(port), mhdAccessHandler, context.toOpaque(), buffer.baseAddress)
                 // Read at once: on a failed bind, MHD closes the socket and frees its state, which leaves errno.
                 startErrno = Glibc.errno
                 return daemon
