@@ -32,7 +32,8 @@ struct HTTPServerTests {
         let server = try HTTPServer.start(host: "127.0.0.1", port: 0, routes: Self.routes(registry))
         #expect(server.port > 0)
         #expect(server.authority == "127.0.0.1:\(server.port)")
-        let (data, response) = try await URLSession.shared.data(from: URL(string: "http://\(server.authority)/metrics")!)
+        let (data, response) = try await URLSession.shared.data(
+            from: URL(string: "http://\(server.authority)/metrics")!)
         let http = try #require(response as? HTTPURLResponse)
         #expect(http.statusCode == 200)
         #expect(http.value(forHTTPHeaderField: "Content-Type") == "text/plain; version=0.0.4; charset=utf-8")
@@ -104,7 +105,8 @@ struct HTTPServerTests {
     func manyHeaders() throws {
         var configuration = HTTPServer.Configuration()
         configuration.connectionMemoryLimit = 8 * 1024
-        let server = try HTTPServer.start(host: "127.0.0.1", port: 0, routes: Self.routes(), configuration: configuration)
+        let server = try HTTPServer.start(
+            host: "127.0.0.1", port: 0, routes: Self.routes(), configuration: configuration)
         let headers = (0..<400).map { "X-H\($0): \(String(repeating: "v", count: 40))\r\n" }.joined()
         let connection = try RawConnection(port: server.port)
         connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\(headers)\r\n")
@@ -121,7 +123,8 @@ struct HTTPServerTests {
     func slowClient() throws {
         var configuration = HTTPServer.Configuration()
         configuration.connectionTimeout = .seconds(1)
-        let server = try HTTPServer.start(host: "127.0.0.1", port: 0, routes: Self.routes(), configuration: configuration)
+        let server = try HTTPServer.start(
+            host: "127.0.0.1", port: 0, routes: Self.routes(), configuration: configuration)
         let clock = ContinuousClock()
 
         let silent = try RawConnection(port: server.port)
@@ -142,7 +145,8 @@ struct HTTPServerTests {
     func perClientLimit() throws {
         var configuration = HTTPServer.Configuration()
         configuration.perClientConnectionLimit = 2
-        let server = try HTTPServer.start(host: "127.0.0.1", port: 0, routes: Self.routes(), configuration: configuration)
+        let server = try HTTPServer.start(
+            host: "127.0.0.1", port: 0, routes: Self.routes(), configuration: configuration)
         let first = try RawConnection(port: server.port)
         let second = try RawConnection(port: server.port)
         let third = try RawConnection(port: server.port, receiveTimeout: .seconds(3))
@@ -174,7 +178,8 @@ struct HTTPServerTests {
         var configuration = HTTPServer.Configuration()
         configuration.logHandler = { line in lines.withLock { $0.append(line) } }
         let error = #expect(throws: HTTPServerError.self) {
-            _ = try HTTPServer.start(host: "127.0.0.1", port: first.port, routes: Self.routes(), configuration: configuration)
+            _ = try HTTPServer.start(
+                host: "127.0.0.1", port: first.port, routes: Self.routes(), configuration: configuration)
         }
         let logged = lines.withLock { $0 }
         #expect(!logged.isEmpty)

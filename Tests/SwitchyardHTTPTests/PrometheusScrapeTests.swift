@@ -15,7 +15,8 @@ struct PrometheusScrapeTests {
     @Test("Prometheus scrapes the registry every second and its query API returns the counter's value")
     func scrape() async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.prometheusPath) else {
-            throw Failure(description: "prometheus is not installed at \(Self.prometheusPath) (Debian package `prometheus`)")
+            throw Failure(
+                description: "prometheus is not installed at \(Self.prometheusPath) (Debian package `prometheus`)")
         }
         let registry = MetricsRegistry()
         let records = try registry.counter("switchyard_records_total", help: "Records consumed.", labels: ["topic"])
@@ -36,7 +37,9 @@ struct PrometheusScrapeTests {
             .appendingPathComponent("switchyard-prometheus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer {
-            do { try FileManager.default.removeItem(at: directory) } catch { Issue.record(error, "removing \(directory.path)") }
+            do { try FileManager.default.removeItem(at: directory) } catch {
+                Issue.record(error, "removing \(directory.path)")
+            }
         }
         let config = directory.appendingPathComponent("prometheus.yml")
         try """

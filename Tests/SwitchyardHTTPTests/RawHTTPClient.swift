@@ -45,7 +45,9 @@ final class RawConnection {
         let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if sent <= 0 { return false }
             offset += sent
         }
@@ -89,7 +91,8 @@ struct RawResponse {
         var headers: [String: String] = [:]
         for line in head.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         self.headers = headers
         self.body = String(text[split.upperBound...])
@@ -102,7 +105,8 @@ func request(
 ) throws -> RawResponse {
     let connection = try RawConnection(port: port)
     let length = body.isEmpty ? "" : "Content-Length: \(body.utf8.count)\r\n"
-    connection.send("\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\(extraHeaders)\(length)\r\n\(body)")
+    connection.send(
+        "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\(extraHeaders)\(length)\r\n\(body)")
     let (bytes, _) = connection.readToEnd()
     guard let response = RawResponse(bytes) else {
         throw RawConnection.Failure(description: "unparseable response: \(String(decoding: bytes, as: UTF8.self))")

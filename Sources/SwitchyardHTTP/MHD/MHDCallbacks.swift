@@ -47,7 +47,8 @@ let mhdAccessHandler: MHD_AccessHandlerCallback = {
     context, connection, url, method, _, _, _, _ in
     guard let context, let connection, let url, let method else { return .NO }
     let routes = Unmanaged<MHDContext>.fromOpaque(context).takeUnretainedValue().routes
-    let response = respond(connection: connection, method: String(cString: method), path: String(cString: url), routes: routes)
+    let response = respond(
+        connection: connection, method: String(cString: method), path: String(cString: url), routes: routes)
     return queue(response, on: connection)
 }
 
@@ -102,7 +103,8 @@ private let collectValue: MHD_KeyValueIterator = { context, _, key, value in
 private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
     let created = response.body.withUnsafeBytes { bytes in
         // MUST_COPY: MHD keeps its own copy, so the Swift array can go when this returns.
-        MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        MHD_create_response_from_buffer(
+            bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
     }
     guard let created else { return .NO }
     defer { MHD_destroy_response(created) }
