@@ -62,7 +62,8 @@ final class MHDDaemon: @unchecked Sendable {
                 Glibc.errno = 0
                 let daemon = switchyard_mhd_start_daemon(
                     flags, UInt16(port), mhdAccessHandler, context.toOpaque(), buffer.baseAddress)
-                // Read at once: on a failed bind, MHD closes the socket and frees its state, which leaves errno.
+                // Read at once. On a failed bind(), MHD only closes the socket and frees memory before returning
+                // NULL, which leaves bind()'s errno in place (EADDRINUSE, EADDRNOTAVAIL, EACCES).
                 startErrno = Glibc.errno
                 return daemon
             }
