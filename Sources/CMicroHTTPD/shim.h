@@ -15,12 +15,13 @@
 /// MHD_start_daemon with an options array terminated by MHD_OPTION_END.
 static inline struct MHD_Daemon *switchyard_mhd_start_daemon(
     unsigned int flags,
+    uint16_t port,
     MHD_AccessHandlerCallback handler,
     void *handler_context,
     const struct MHD_OptionItem *options)
 {
-    // The port argument is ignored when MHD_OPTION_SOCK_ADDR is in the options.
-    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
+    // MHD binds the MHD_OPTION_SOCK_ADDR address in the options; the port only shows in its log lines.
+    return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_context,
                             MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }
 

@@ -45,7 +45,7 @@ public final class MetricsRegistry: Sendable {
     public func counter(
         _ name: String, help: String, labels: [String] = [], cappedLabel: String? = nil,
         cap: Int = MetricsRegistry.defaultLabelCap
-    ) throws -> CounterFamily {
+    ) throws(MetricsError) -> CounterFamily {
         let spec = try FamilySpec(
             name: name, help: help, kind: .counter, labels: labels, cappedLabel: cappedLabel, cap: cap)
         let family = try register(spec) {
@@ -63,7 +63,7 @@ public final class MetricsRegistry: Sendable {
     public func gauge(
         _ name: String, help: String, labels: [String] = [], cappedLabel: String? = nil,
         cap: Int = MetricsRegistry.defaultLabelCap
-    ) throws -> GaugeFamily {
+    ) throws(MetricsError) -> GaugeFamily {
         let spec = try FamilySpec(
             name: name, help: help, kind: .gauge, labels: labels, cappedLabel: cappedLabel, cap: cap)
         let family = try register(spec) {
@@ -85,7 +85,7 @@ public final class MetricsRegistry: Sendable {
     public func histogram(
         _ name: String, help: String, labels: [String] = [], buckets: [Double] = HistogramFamily.defaultBuckets,
         cappedLabel: String? = nil, cap: Int = MetricsRegistry.defaultLabelCap
-    ) throws -> HistogramFamily {
+    ) throws(MetricsError) -> HistogramFamily {
         let spec = try FamilySpec(
             name: name, help: help, kind: .histogram, labels: labels, cappedLabel: cappedLabel, cap: cap,
             buckets: buckets)
@@ -101,9 +101,10 @@ public final class MetricsRegistry: Sendable {
         return histogram
     }
 
-    private func register(_ spec: FamilySpec, make: () -> RegisteredFamily.Family) throws -> RegisteredFamily.Family
-    {
-        try families.withLock { families in
+    private func register(
+        _ spec: FamilySpec, make: () -> RegisteredFamily.Family
+    ) throws(MetricsError) -> RegisteredFamily.Family {
+        try families.withLock { families throws(MetricsError) in
             if let existing = families[spec.name] {
                 guard existing.spec == spec else { throw MetricsError.conflictingRegistration(spec.name) }
                 return existing.family
@@ -154,7 +155,7 @@ struct FamilySpec: Equatable, Sendable {
     init(
         name: String, help: String, kind: Kind, labels: [String], cappedLabel: String?, cap: Int,
         buckets: [Double] = []
-    ) throws {
+    ) throws(MetricsError) {
         guard PrometheusText.isValidMetricName(name) else { throw MetricsError.invalidMetricName(name) }
         var seen: Set<String> = []
         for label in labels {

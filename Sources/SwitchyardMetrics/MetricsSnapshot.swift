@@ -35,9 +35,13 @@ public struct MetricsSnapshot: Sendable {
             let all: [Series]
             switch registered.family {
             case .counter(let family):
-                all = family.table.sortedSeries().map { Series(labels: labels($0.labels), value: .counter($0.child.value)) }
+                all = family.table.sortedSeries().map {
+                    Series(labels: labels($0.labels), value: .counter($0.child.value))
+                }
             case .gauge(let family):
-                all = family.table.sortedSeries().map { Series(labels: labels($0.labels), value: .gauge($0.child.value)) }
+                all = family.table.sortedSeries().map {
+                    Series(labels: labels($0.labels), value: .gauge($0.child.value))
+                }
             case .histogram(let family):
                 all = family.table.sortedSeries().map {
                     Series(labels: labels($0.labels), value: .histogram($0.child.snapshot))

@@ -43,7 +43,10 @@ enum PrometheusText {
     }
 
     private static func escape(_ text: String, quote: Bool) -> String {
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\n") || (quote && $0 == UInt8(ascii: "\"")) })
+        guard
+            text.utf8.contains(where: {
+                $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\n") || (quote && $0 == UInt8(ascii: "\""))
+            })
         else { return text }
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count + 8)

@@ -4,15 +4,17 @@ import Testing
 
 @Suite("Registry")
 struct RegistryTests {
-    @Test("metric and label names are validated", arguments: [
-        ("9starts_with_digit", [String](), MetricsError.Code.invalidMetricName),
-        ("has-dash", [], .invalidMetricName),
-        ("", [], .invalidMetricName),
-        ("ok_total", ["bad-label"], .invalidLabelName),
-        ("ok_total", ["__reserved"], .invalidLabelName),
-        ("ok_total", ["topic", "topic"], .invalidLabelName),
-        ("ok_total", ["has:colon"], .invalidLabelName),
-    ])
+    @Test(
+        "metric and label names are validated",
+        arguments: [
+            ("9starts_with_digit", [String](), MetricsError.Code.invalidMetricName),
+            ("has-dash", [], .invalidMetricName),
+            ("", [], .invalidMetricName),
+            ("ok_total", ["bad-label"], .invalidLabelName),
+            ("ok_total", ["__reserved"], .invalidLabelName),
+            ("ok_total", ["topic", "topic"], .invalidLabelName),
+            ("ok_total", ["has:colon"], .invalidLabelName),
+        ])
     func names(name: String, labels: [String], code: MetricsError.Code) {
         #expect {
             _ = try MetricsRegistry().counter(name, help: "x", labels: labels)

@@ -46,7 +46,9 @@ struct RenderingTests {
         let registry = MetricsRegistry()
         _ = try registry.counter("a_total", help: "A.")
         _ = try registry.counter("b_total", help: "B.", labels: ["topic"])
-        #expect(registry.render() == "# HELP a_total A.\n# TYPE a_total counter\na_total 0\n# HELP b_total B.\n# TYPE b_total counter\n")
+        #expect(
+            registry.render()
+                == "# HELP a_total A.\n# TYPE a_total counter\na_total 0\n# HELP b_total B.\n# TYPE b_total counter\n")
     }
 
     @Test("label values escape backslash, double quote and line feed; HELP escapes backslash and line feed")
