@@ -34,9 +34,9 @@ let package = Package(
         /// The Kafka client on librdkafka (consumer, producer, embedded mock broker); every C call is in RDKafka/.
         .target(name: "SwitchyardKafka", dependencies: ["CRdKafka"]),
         /// The pipeline: decoding a record under a topic policy, replay.
-        .target(name: "Switchyard", dependencies: ["SwitchyardJSON", "SwitchyardCatalog", "SwitchyardKafka", "SwitchyardMetrics"]),
+        .target(name: "Switchyard", dependencies: ["SwitchyardJSON", "SwitchyardCatalog", "SwitchyardKafka", "SwitchyardMetrics", "SwitchyardHTTP"]),
         /// Subcommands; the executable only calls into it.
-        .target(name: "SwitchyardCLI", dependencies: ["Switchyard", "SwitchyardKafka"]),
+        .target(name: "SwitchyardCLI", dependencies: ["Switchyard", "SwitchyardKafka", "SwitchyardHTTP"]),
         .executableTarget(name: "switchyard", dependencies: ["SwitchyardCLI"]),
         /// Benchmarks (run with -c release by `make bench`).
         .executableTarget(name: "switchyard-bench", dependencies: ["Switchyard"]),

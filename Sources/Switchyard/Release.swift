@@ -79,8 +79,11 @@ extension Worker {
                 noteError("control topic consumer stopped", ["error": "\(error)"])
             }
         } onCancel: {
+            // Closing ends `records`, which ends the loop above.
             Task { await control.close() }
         }
+        // Wait until it has left its group, so nothing outlives the worker's run().
+        await control.close()
     }
 
     /// Applies one release: remembers it, and if the partition is halted at that offset, moves past it.

@@ -175,7 +175,7 @@ public final class Worker: Sendable {
     public let configuration: WorkerConfiguration
     public let metrics: WorkerMetrics
     let handlers: EventHandlers
-    let logger: Logger
+    public let logger: Logger
     let kafkaLogLevel: KafkaLogLevel
     let state = Mutex(WorkerStatus())
     let control = Mutex(ControlState())
@@ -373,7 +373,7 @@ public final class Worker: Sendable {
 
 /// Routes librdkafka's log lines into the worker's logger.
 struct WorkerKafkaLogger: KafkaLogger {
-    let logger: Logger
+    public let logger: Logger
 
     func log(level: KafkaLogLevel, message: String, metadata: [String: String]) {
         let mapped: LogLevel

@@ -5,8 +5,10 @@ public enum Root {
     /// Every subcommand, in the order `--help` lists them.
     // Immutable after initialization; metatypes of a non-Sendable protocol are not Sendable to the compiler.
     static let commands: [any Command.Type] = [
+        ConsumeCommand.self,
         ReplayCommand.self,
         ReleaseCommand.self,
+        DemoCommand.self,
         BrokerCommand.self,
         VersionCommand.self,
     ]

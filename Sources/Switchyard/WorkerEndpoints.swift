@@ -1,0 +1,33 @@
+import SwitchyardHTTP
+
+extension Worker {
+    /// The worker's HTTP routes: `/metrics` (Prometheus text), `/healthz` (the process and its loop are
+    /// alive), `/readyz` (joined its group and not shutting down), `/status` (JSON: assignment, halted
+    /// partitions, lag, recent errors). No secrets and no record values appear in any of them.
+    public var routes: HTTPRoutes {
+        var routes = HTTPRoutes()
+        routes.get("/metrics") { [metrics] _ in .prometheus(metrics.registry.render()) }
+        routes.get("/healthz") { [self] _ in
+            status.phase == .failed ? .text("failed\n", status: .serviceUnavailable) : .text("ok\n")
+        }
+        routes.get("/readyz") { [self] _ in
+            let s = status
+            guard s.phase == .running else { return .text("\(s.phase.rawValue)\n", status: .serviceUnavailable) }
+            guard s.joined else { return .text("joining the consumer group\n", status: .serviceUnavailable) }
+            return .text("ready\n")
+        }
+        routes.get("/status") { [self] _ in .json(bytes: status.json(configuration: configuration).bytes) }
+        return routes
+    }
+
+    /// Serves ``routes`` on the configured metrics host and port.
+    ///
+    /// - Throws: ``WorkerError`` `.configuration` when the address cannot be bound.
+    public func serveEndpoints() throws -> HTTPServer {
+        do {
+            return try HTTPServer.start(host: configuration.metrics.host, port: configuration.metrics.port, routes: routes)
+        } catch {
+            throw WorkerError.configuration("metrics endpoint: \(error)")
+        }
+    }
+}

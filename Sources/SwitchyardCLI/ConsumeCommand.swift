@@ -1,0 +1,71 @@
+import Foundation
+import Switchyard
+
+/// `switchyard consume`: the deployed worker.
+struct ConsumeCommand: Command {
+    static let name = "consume"
+    static let abstract = "Run the worker: consume the configured topics in a consumer group."
+    static let usage = """
+        USAGE: switchyard consume --config FILE [--log-level debug|info|notice|warning|error]
+
+        Consumes the configured topics in the configured group; decodes every record; applies each
+        topic's policy (strict: dead-letter and halt; lenient: dead-letter and go on); republishes;
+        stores offsets only once a record's outcome is durable. Serves /metrics, /healthz, /readyz and
+        /status on the configured metrics address. SIGTERM or SIGINT drain and commit, within
+        shutdownTimeoutSeconds. Logs are JSON lines on stderr, without record values.
+
+        ENVIRONMENT:
+          SWITCHYARD_BROKERS, SWITCHYARD_GROUP_ID override the file's brokers and groupId.
+
+        EXIT CODES: 0 stopped cleanly; 69 broker unavailable; 70 fatal Kafka error; 78 bad configuration.
+        """
+
+    var configPath: String
+    var logLevel: LogLevel
+
+    init(arguments: inout Arguments) throws {
+        guard let path = try arguments.option("--config") else { throw CommandError.usage("--config FILE is required") }
+        configPath = path
+        let level = try arguments.option("--log-level") ?? "info"
+        guard let parsed = ["debug": LogLevel.debug, "info": .info, "notice": .notice, "warning": .warning, "error": .error][level] else {
+            throw CommandError.usage("--log-level must be debug, info, notice, warning or error")
+        }
+        logLevel = parsed
+        _ = try arguments.positionals()
+    }
+
+    func run() async throws -> ExitCode {
+        let configuration: WorkerConfiguration
+        do {
+            configuration = try WorkerConfiguration.load(path: configPath)
+        } catch {
+            throw CommandError(.config, "\(configPath): \(error)")
+        }
+        do {
+            let worker = try Worker(configuration: configuration, logger: Logger(level: logLevel))
+            let server = try worker.serveEndpoints()
+            defer { server.stop() }
+            let signals = Task {
+                let name = await waitForTermination()
+                worker.logger.notice("signal received", ["signal": name])
+                worker.stop()
+            }
+            defer { signals.cancel() }
+            try await worker.run()
+            return .success
+        } catch let error as WorkerError {
+            throw CommandError(error)
+        }
+    }
+}
+
+extension CommandError {
+    /// Maps a worker error to the CLI's exit codes: unreachable broker 69, bad configuration 78, fatal 70.
+    init(_ error: WorkerError) {
+        switch error.code {
+        case .unavailable: self.init(.unavailable, error.reason)
+        case .configuration: self.init(.config, error.reason)
+        case .fatal: self.init(.software, error.reason)
+        }
+    }
+}

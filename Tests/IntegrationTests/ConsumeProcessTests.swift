@@ -1,0 +1,193 @@
+import Foundation
+import Switchyard
+import SwitchyardKafka
+import SwitchyardTestSupport
+import Testing
+
+/// `switchyard consume` as a process, against the embedded broker over TCP: exit codes, SIGTERM
+/// drain, SIGKILL and restart, a real Prometheus scrape.
+@Suite(.serialized, .timeLimit(.minutes(6)))
+struct ConsumeProcessTests {
+    /// Writes a worker config for `harness` and returns its path and metrics port.
+    static func writeConfig(_ harness: Harness, topics: [String: [String: String]], extra: String = "") throws -> (path: String, port: Int) {
+        let port = freePort()
+        var topicsJSON = JSONObject()
+        for (name, settings) in topics.sorted(by: { $0.key < $1.key }) {
+            var t = JSONObject()
+            for (k, v) in settings.sorted(by: { $0.key < $1.key }) { t.set(k, v) }
+            topicsJSON.set(name, t)
+        }
+        var kafka = JSONObject()
+        for (k, v) in Harness.fastKafka.sorted(by: { $0.key < $1.key }) { kafka.set(k, v) }
+        var config = JSONObject()
+        config.set("brokers", harness.broker.bootstrapServers)
+        config.set("groupId", harness.group)
+        config.set("topics", topicsJSON)
+        var metrics = JSONObject()
+        metrics.set("host", "127.0.0.1")
+        metrics.set("port", port)
+        metrics.set("maxTypeLabels", 50)
+        config.set("metrics", metrics)
+        config.set("shutdownTimeoutSeconds", 15)
+        config.set("kafka", kafka)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-\(UUID().uuidString).json").path
+        try Data(config.bytes).write(to: URL(fileURLWithPath: path))
+        return (path, port)
+    }
+
+    static func metric(_ port: Int, _ line: String) async -> Int? {
+        guard let (status, body) = await httpGet(port: port, "/metrics"), status == 200 else { return nil }
+        for l in body.split(separator: "\n") where l.hasPrefix(line + " ") {
+            return Int(Double(l.split(separator: " ").last!) ?? -1)
+        }
+        return nil
+    }
+
+    @Test func exitCodesForBadConfigurationAndUnreachableBrokers() async throws {
+        let missing = try ChildProcess(["consume", "--config", "/nonexistent.json"])
+        #expect(try await missing.waitForExit() == 78)
+        #expect(missing.stderr.contains("/nonexistent.json"))
+
+        let typo = FileManager.default.temporaryDirectory.appendingPathComponent("typo-\(UUID().uuidString).json")
+        try Data(#"{"brokers":"127.0.0.1:1","groupId":"g","topics":{"feeds":{"catalog":"feeds","polcy":"lenient"}}}"#.utf8).write(to: typo)
+        let bad = try ChildProcess(["consume", "--config", typo.path])
+        #expect(try await bad.waitForExit() == 78)
+        #expect(bad.stderr.contains("topics.feeds.polcy: unknown key; did you mean 'policy'?"))
+
+        let unreachable = FileManager.default.temporaryDirectory.appendingPathComponent("unreachable-\(UUID().uuidString).json")
+        try Data(#"{"brokers":"127.0.0.1:1","groupId":"g","topics":{"feeds":{"catalog":"feeds"}},"metrics":{"host":"127.0.0.1","port":0}}"#.utf8).write(to: unreachable)
+        let down = try ChildProcess(["consume", "--config", unreachable.path])
+        #expect(try await down.waitForExit(within: .seconds(40)) == 69)
+        #expect(down.stderr.contains("no broker answered"))
+
+        let usage = try ChildProcess(["consume"])
+        #expect(try await usage.waitForExit() == 64)
+    }
+
+    @Test func sigtermDrainsCommitsAndPrometheusScrapesFailuresByKind() async throws {
+        let harness = try Harness(topics: ["feeds": 2, "feeds.dlq": 1])
+        let fixtures = try WorkerTests.expectations("feeds")
+        for e in fixtures { try await harness.produce("feeds", partition: 0, value: Harness.fixture(e.file)) }
+        let (config, port) = try Self.writeConfig(harness, topics: ["feeds": ["catalog": "feeds", "policy": "lenient"]])
+        let worker = try ChildProcess(["consume", "--config", config])
+        try await eventually(.seconds(60), "ready") { await httpGet(port: port, "/readyz")?.status == 200 }
+        try await eventually(.seconds(60), "all records handled") {
+            await Self.metric(port, #"switchyard_records_total{topic="feeds"}"#) == fixtures.count
+        }
+        let status = try #require(await httpGet(port: port, "/status"))
+        #expect(status.status == 200 && status.body.contains(#""phase":"running""#))
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(status.body.utf8)) as? [String: Any])
+        #expect((document["assignment"] as? [[String: Any]])?.isEmpty == false)
+        #expect((document["halted"] as? [Any])?.isEmpty == true)
+        #expect(document["group"] as? String == harness.group)
+
+        // A real Prometheus scrapes the worker; its query API has the failure series by kind.
+        let prometheus = try PrometheusServer(target: port)
+        defer { prometheus.stop() }
+        let kinds = Set(fixtures.filter { $0.outcome == "failed" }.compactMap(\.kind))
+        var answered: Set<String> = []
+        try await eventually(.seconds(90), "Prometheus returns the decode failures by kind") {
+            answered = try await prometheus.labelValues(query: #"sum by (kind) (switchyard_decode_failures_total{topic="feeds"})"#, label: "kind")
+            return answered == kinds
+        }
+
+        worker.signal(SIGTERM)
+        #expect(try await worker.waitForExit(within: .seconds(30)) == 0)
+        #expect(worker.stderr.contains(#""msg":"worker stopped""#))
+        let committed = try await harness.committed([KafkaTopicPartition(topic: "feeds", partition: 0)])
+        #expect(committed[KafkaTopicPartition(topic: "feeds", partition: 0)] == Int64(fixtures.count))
+    }
+
+    @Test func sigkillMidStreamAndRestartLosesNothing() async throws {
+        let harness = try Harness(topics: ["feeds": 3, "feeds.dlq": 1, "feeds.out": 3])
+        var generator = CorpusGenerator(seed: 99)
+        let total = 3_000
+        var keys: Set<String> = []
+        for i in 0..<total {
+            let key = "rec-\(i)"
+            keys.insert(key)
+            _ = try await harness.producer.send(
+                KafkaProducerRecord(topic: "feeds", partition: Int32(i % 3), key: Array(key.utf8), value: generator.next(.feeds).value))
+        }
+        let (config, port) = try Self.writeConfig(harness, topics: ["feeds": ["catalog": "feeds", "republishTo": "feeds.out"]])
+        let first = try ChildProcess(["consume", "--config", config])
+        try await eventually(.seconds(90), "some records handled") {
+            (await Self.metric(port, #"switchyard_records_total{topic="feeds"}"#) ?? 0) > 300
+        }
+        first.signal(SIGKILL)
+        _ = try await first.waitForExit()
+        let second = try ChildProcess(["consume", "--config", config])
+        defer { second.signal(SIGTERM) }
+        // Every produced record ends up republished or dead-lettered (by key), at least once.
+        let out = try await harness.readAll("feeds.out", count: 1, within: .seconds(90))
+        #expect(!out.isEmpty)
+        let reader = try KafkaConsumer.make(
+            configuration: KafkaConsumerConfiguration(
+                groupID: unique("verify"), topics: ["feeds.out", "feeds.dlq"],
+                kafka: KafkaConfiguration(bootstrapServers: [harness.broker.bootstrapServers], properties: Harness.fastKafka, logLevel: .error)),
+            logger: NoOpKafkaLogger())
+        let expected = keys
+        let seen = try await withDeadline(.seconds(180), "every key republished or dead-lettered") {
+            var seen: Set<String> = []
+            for try await record in reader.records {
+                if let key = record.key { seen.insert(String(decoding: key, as: UTF8.self)) }
+                if seen.isSuperset(of: expected) { break }
+            }
+            return seen
+        }
+        await reader.close()
+        #expect(keys.subtracting(seen).isEmpty, "lost: \(keys.subtracting(seen).sorted().prefix(10))")
+        second.signal(SIGTERM)
+        #expect(try await second.waitForExit(within: .seconds(30)) == 0)
+    }
+}
+
+/// A real Prometheus server (Debian's `prometheus`) scraping one target every second.
+final class PrometheusServer: Sendable {
+    let process: ChildProcess
+    let port: Int
+    let directory: URL
+
+    init(target: Int) throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prometheus") else {
+            throw TestFailure("prometheus is not installed (Debian package `prometheus`; scripts/install-deps.sh installs it)")
+        }
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("prometheus-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let config = directory.appendingPathComponent("prometheus.yml")
+        try """
+        global:
+          scrape_interval: 1s
+          scrape_timeout: 1s
+        scrape_configs:
+          - job_name: switchyard
+            static_configs:
+              - targets: ["127.0.0.1:\(target)"]
+
+        """.write(to: config, atomically: true, encoding: .utf8)
+        port = freePort()
+        process = try ChildProcess([
+            "--config.file=\(config.path)", "--storage.tsdb.path=\(directory.appendingPathComponent("data").path)",
+            "--web.listen-address=127.0.0.1:\(port)",
+        ], executable: URL(fileURLWithPath: "/usr/bin/prometheus"))
+    }
+
+    /// The values of `label` in an instant query's result.
+    func labelValues(query: String, label: String) async throws -> Set<String> {
+        let encoded = query.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? query
+        guard let (status, body) = await httpGet(port: port, "/api/v1/query?query=\(encoded)"), status == 200,
+            let json = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
+            let data = json["data"] as? [String: Any], let result = data["result"] as? [[String: Any]]
+        else { return [] }
+        return Set(result.compactMap { ($0["metric"] as? [String: String])?[label] })
+    }
+
+    func stop() {
+        process.signal(SIGTERM)
+        do {
+            try FileManager.default.removeItem(at: directory)
+        } catch {
+            Issue.record(error, "removing \(directory.path)")
+        }
+    }
+}
