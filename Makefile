@@ -18,6 +18,7 @@ build: deps
 test: build
 	$(SWIFT) test $(SWIFT_FLAGS)
 	scripts/contract-tests.sh
+	scripts/deploy-tests.sh
 
 ## make deploy-test: config schema, Dockerfile, Kubernetes manifests, alerts and dashboard, offline.
 deploy-test: deps

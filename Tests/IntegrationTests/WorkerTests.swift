@@ -178,4 +178,42 @@ struct WorkerTests {
         #expect(worker.counter("switchyard_handler_errors_total", ["topic": "payments", "type": "payment.captured"]) == 2)
         try await worker.stop()
     }
+
+    @Test func tenThousandDistinctUnknownTypesStayWithinTheLabelCap() async throws {
+        let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1])
+        let count = 10_000
+        // Fire the sends concurrently (the producer batches them), then await every delivery.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<count {
+                let value = Array(#"{"type":"attack.\#(i)","id":"e\#(i)","occurredAt":"2026-01-01T00:00:00Z"}"#.utf8)
+                group.addTask { _ = try await harness.produce("feeds", partition: 0, value: value) }
+            }
+            try await group.waitForAll()
+        }
+        var config = harness.configuration(["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")])
+        config.metrics.maxTypeLabels = 100
+        let worker = try RunningWorker(config)
+        try await eventually(.seconds(120), "all handled") { worker.counter("switchyard_records_total", ["topic": "feeds"]) == Int64(count) }
+        let metrics = worker.metrics
+        #expect(metrics.seriesCount("switchyard_unknown_events_total") <= 101)
+        #expect(worker.counter("switchyard_unknown_events_total", ["topic": "feeds", "type": "_other"]) == Int64(count - 100))
+        let exposition = worker.worker.metrics.registry.render()
+        #expect(exposition.split(separator: "\n").count < 600, "the /metrics page stays small")
+        try await worker.stop()
+    }
+
+    @Test func brokerDownForSecondsThenBack() async throws {
+        let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1])
+        let good = try Harness.fixture("post-liked-v2.json")
+        for _ in 0..<5 { try await harness.produce("feeds", partition: 0, value: good) }
+        let worker = try RunningWorker(harness.configuration(["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")]))
+        try await eventually(.seconds(60), "first records") { worker.counter("switchyard_records_total", ["topic": "feeds"]) == 5 }
+        try harness.broker.setBrokerDown(1)
+        try await Task.sleep(for: .seconds(3))
+        try harness.broker.setBrokerUp(1)
+        for _ in 0..<5 { try await harness.produce("feeds", partition: 0, value: good) }
+        try await eventually(.seconds(90), "recovered") { worker.counter("switchyard_records_total", ["topic": "feeds"]) >= 10 }
+        try await worker.stop()
+        #expect(try await harness.committed([KafkaTopicPartition(topic: "feeds", partition: 0)])[KafkaTopicPartition(topic: "feeds", partition: 0)] == 10)
+    }
 }

@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+
+/// `switchyard demo` as `make demo` runs it (not on a terminal: it stops after the summary).
+@Suite(.serialized) struct DemoCommandTests {
+    @Test func demoShowsTypesUnknownsDeadLettersAndTheHaltedPartition() throws {
+        let result = try CLI.run(["demo", "--exit", "--metrics-port", "0"], timeout: 180)
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        let out = result.stdout
+        #expect(out.contains("embedded broker at 127.0.0.1:"))
+        #expect(out.contains("feeds (lenient): 300 records handled"))
+        for type in ["post.created", "post.liked", "comment.added", "user.followed", "payment.authorized", "payment.captured"] {
+            #expect(out.contains(type), "\(type) missing")
+        }
+        #expect(out.contains("UNKNOWN TYPE (handed on)"))
+        #expect(out.contains("DEAD-LETTERED to feeds.dlq"))
+        #expect(out.contains("DEAD-LETTERED to payments.dlq: KIND  PATH"))
+        #expect(out.contains("HALTED: payments[1] at offset 20"))
+        #expect(out.contains("republished 80 events to payments.canonical"))
+        #expect(out.contains("switchyard release --brokers"))
+        #expect(result.stderr.isEmpty, "the demo keeps stderr quiet: \(result.stderr)")
+    }
+
+    @Test func demoUsageErrors() throws {
+        #expect(try CLI.run(["demo", "--stay", "--exit"]).exitCode == 64)
+        #expect(try CLI.run(["demo", "--metrics-port", "70000"]).exitCode == 64)
+        let help = try CLI.run(["demo", "--help"])
+        #expect(help.exitCode == 0 && help.stdout.contains("USAGE: switchyard demo"))
+    }
+}
