@@ -38,6 +38,8 @@ let package = Package(
         /// Subcommands; the executable only calls into it.
         .target(name: "SwitchyardCLI", dependencies: ["Switchyard", "SwitchyardKafka", "SwitchyardHTTP"]),
         .executableTarget(name: "switchyard", dependencies: ["SwitchyardCLI"]),
+        /// An example of the library API: handlers per event type on the worker's runtime.
+        .executableTarget(name: "payments-ledger", dependencies: ["Switchyard"], path: "Examples/PaymentsLedger"),
         /// Benchmarks (run with -c release by `make bench`).
         .executableTarget(name: "switchyard-bench", dependencies: ["Switchyard"]),
         /// Bounded waits and unique names for the test targets (not a product).
