@@ -14,6 +14,8 @@ public struct DumpRecord: Sendable {
     public var topic: String?
     public var partition: Int32?
     public var offset: Int64?
+    /// The record timestamp in ms since the epoch, when the dump says (kcat `ts`).
+    public var timestampMilliseconds: Int64?
     public var key: [UInt8]?
     /// Header names and values, in order; a value may be null.
     public var headers: [(name: String, value: [UInt8]?)]
@@ -193,11 +195,12 @@ struct KcatEnvelope: Decodable {
     var topic: String?
     var partition: Int32?
     var offset: Int64?
+    var ts: Int64?
     var headers: [String?]?
     var key: String?
     var payload: String?
 
-    enum CodingKeys: String, CodingKey { case topic, partition, offset, headers, key, payload }
+    enum CodingKeys: String, CodingKey { case topic, partition, offset, ts, headers, key, payload }
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -207,6 +210,7 @@ struct KcatEnvelope: Decodable {
         topic = try c.decodeIfPresent(String.self, forKey: .topic)
         partition = try c.decodeIfPresent(Int32.self, forKey: .partition)
         offset = try c.decodeIfPresent(Int64.self, forKey: .offset)
+        ts = try c.decodeIfPresent(Int64.self, forKey: .ts)
         headers = try c.decodeIfPresent([String?].self, forKey: .headers)
         key = try c.decodeIfPresent(String.self, forKey: .key)
         payload = try c.decodeIfPresent(String.self, forKey: .payload)
@@ -305,6 +309,6 @@ public struct DumpReader {
         }
         return DumpRecord(
             index: nextIndex, line: lineNumber, topic: envelope.topic, partition: envelope.partition, offset: envelope.offset,
-            key: envelope.key.map { Array($0.utf8) }, headers: headers, value: envelope.payload.map { Array($0.utf8) })
+            timestampMilliseconds: envelope.ts, key: envelope.key.map { Array($0.utf8) }, headers: headers, value: envelope.payload.map { Array($0.utf8) })
     }
 }

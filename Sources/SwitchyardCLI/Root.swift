@@ -6,6 +6,7 @@ public enum Root {
     // Immutable after initialization; metatypes of a non-Sendable protocol are not Sendable to the compiler.
     static let commands: [any Command.Type] = [
         ReplayCommand.self,
+        DLQCommand.self,
         ReleaseCommand.self,
         BrokerCommand.self,
         VersionCommand.self,
