@@ -25,6 +25,11 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
 
         // MARK: - Layers, each depending only downward
         /// JSON reader with raw byte ranges, the Codable decoder/encoder, diagnostics.
@@ -34,7 +39,7 @@ let package = Package(
         /// The Kafka client on librdkafka (consumer, producer, embedded mock broker); every C call is in RDKafka/.
         .target(name: "SwitchyardKafka", dependencies: ["CRdKafka"]),
         /// The pipeline: decoding a record under a topic policy, replay.
-        .target(name: "Switchyard", dependencies: ["SwitchyardJSON", "SwitchyardCatalog", "SwitchyardKafka", "SwitchyardMetrics", "SwitchyardHTTP"]),
+        .target(name: "Switchyard", dependencies: ["SwitchyardJSON", "SwitchyardCatalog", "SwitchyardKafka", "SwitchyardMetrics", "SwitchyardHTTP", "CZlib"]),
         /// Subcommands; the executable only calls into it.
         .target(name: "SwitchyardCLI", dependencies: ["Switchyard", "SwitchyardKafka", "SwitchyardHTTP"]),
         .executableTarget(name: "switchyard", dependencies: ["SwitchyardCLI"]),
@@ -42,6 +47,8 @@ let package = Package(
         .executableTarget(name: "payments-ledger", dependencies: ["Switchyard"], path: "Examples/PaymentsLedger"),
         /// Benchmarks (run with -c release by `make bench`).
         .executableTarget(name: "switchyard-bench", dependencies: ["Switchyard"]),
+        /// Writes N seeded corpus records (NDJSON or kcat -J envelopes), for scripts/replay-memory.sh.
+        .executableTarget(name: "switchyard-corpus", dependencies: ["Switchyard"]),
         /// Bounded waits and unique names for the test targets (not a product).
         .target(name: "SwitchyardTestSupport", dependencies: ["SwitchyardKafka"]),
         /// Counters, gauges and histograms with capped wire labels, rendered as Prometheus text.
@@ -60,7 +67,7 @@ let package = Package(
             dependencies: ["SwitchyardCatalog", "Switchyard"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "CLITests", dependencies: ["Switchyard"]),
+        .testTarget(name: "CLITests", dependencies: ["Switchyard", "SwitchyardTestSupport"]),
         /// Integration tests over TCP against the embedded broker (and kcat against `switchyard broker`).
         .testTarget(name: "SwitchyardKafkaTests", dependencies: ["SwitchyardKafka", "SwitchyardTestSupport"]),
         /// The worker end to end on the embedded broker: policies, dead letters, halts, faults.

@@ -14,6 +14,8 @@ public struct DumpRecord: Sendable {
     public var topic: String?
     public var partition: Int32?
     public var offset: Int64?
+    /// The record timestamp in ms since the epoch, when the dump says (kcat `ts`).
+    public var timestampMilliseconds: Int64?
     public var key: [UInt8]?
     /// Header names and values, in order; a value may be null.
     public var headers: [(name: String, value: [UInt8]?)]
@@ -41,6 +43,7 @@ public enum DumpFormat: String, Sendable, CaseIterable {
 }
 
 /// Reads lines from a file descriptor in constant memory (one buffer, grown only for a long line).
+/// gzip input (magic bytes `1f 8b`) is inflated on the fly.
 public final class LineReader {
     private let fd: Int32
     private let ownsDescriptor: Bool
@@ -48,6 +51,12 @@ public final class LineReader {
     private var start = 0
     private var end = 0
     private var eof = false
+    /// Whether the first bytes were looked at for the gzip magic.
+    private var sniffed = false
+    /// Set when the input is gzip: `buffer` then holds inflated bytes.
+    private var gzip: GzipInflater?
+    private var compressed: [UInt8] = []
+    private var compressedEOF = false
     /// Longest line accepted. Default: 64 MiB.
     public let maxLineBytes: Int
     /// The number of lines returned so far.
@@ -80,7 +89,7 @@ public final class LineReader {
     /// returns false at the end of input.
     public func nextLine(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Bool {
         while true {
-            if let newline = buffer[start..<end].firstIndex(of: UInt8(ascii: "\n")) {
+            if sniffed, let newline = buffer[start..<end].firstIndex(of: UInt8(ascii: "\n")) {
                 var lineEnd = newline
                 if lineEnd > start && buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
                 lineNumber += 1
@@ -116,12 +125,68 @@ public final class LineReader {
             }
             buffer.append(contentsOf: repeatElement(0, count: min(buffer.count, maxLineBytes - buffer.count)))
         }
+        if let gzip {
+            try inflate(gzip)
+            return
+        }
         let n = buffer.withUnsafeMutableBufferPointer { b in read(fd, b.baseAddress! + end, b.count - end) }
         if n < 0 {
             if errno == EINTR { return }
             throw DumpError(file: "", line: lineNumber + 1, reason: String(cString: strerror(errno)))
         }
         if n == 0 { eof = true } else { end += n }
+        if !sniffed && (end >= 2 || eof) {
+            sniffed = true
+            // gzip is recognised by its magic bytes, from files and pipes alike.
+            let isGzip = buffer.withUnsafeBufferPointer { GzipInflater.isGzip(UnsafeBufferPointer(rebasing: $0[0..<end])) }
+            if isGzip {
+                do {
+                    gzip = try GzipInflater()
+                } catch {
+                    throw DumpError(file: "", line: 0, reason: error.description)
+                }
+                buffer.withUnsafeBufferPointer { gzip!.feed(UnsafeBufferPointer(rebasing: $0[0..<end])) }
+                end = 0
+                compressedEOF = eof
+                eof = false
+                compressed = [UInt8](repeating: 0, count: 1 << 16)
+            }
+        }
+    }
+
+    /// Inflates at least one byte into `buffer`, reading compressed input as needed; sets `eof` at the end.
+    private func inflate(_ gzip: GzipInflater) throws {
+        while true {
+            let produced: Int
+            do {
+                produced = try buffer.withUnsafeMutableBytes { b in
+                    try gzip.inflate(into: UnsafeMutableRawBufferPointer(rebasing: b[end...]))
+                }
+            } catch {
+                throw DumpError(file: "", line: lineNumber + 1, reason: "\(error)")
+            }
+            if produced > 0 {
+                end += produced
+                return
+            }
+            if compressedEOF {
+                guard gzip.atMemberEnd else {
+                    throw DumpError(file: "", line: lineNumber + 1, reason: "truncated gzip data (the stream ends early)")
+                }
+                eof = true
+                return
+            }
+            let n = compressed.withUnsafeMutableBufferPointer { b in read(fd, b.baseAddress!, b.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw DumpError(file: "", line: lineNumber + 1, reason: String(cString: strerror(errno)))
+            }
+            if n == 0 {
+                compressedEOF = true
+            } else {
+                compressed.withUnsafeBufferPointer { gzip.feed(UnsafeBufferPointer(rebasing: $0[0..<n])) }
+            }
+        }
     }
 }
 
@@ -130,11 +195,12 @@ struct KcatEnvelope: Decodable {
     var topic: String?
     var partition: Int32?
     var offset: Int64?
+    var ts: Int64?
     var headers: [String?]?
     var key: String?
     var payload: String?
 
-    enum CodingKeys: String, CodingKey { case topic, partition, offset, headers, key, payload }
+    enum CodingKeys: String, CodingKey { case topic, partition, offset, ts, headers, key, payload }
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -144,6 +210,7 @@ struct KcatEnvelope: Decodable {
         topic = try c.decodeIfPresent(String.self, forKey: .topic)
         partition = try c.decodeIfPresent(Int32.self, forKey: .partition)
         offset = try c.decodeIfPresent(Int64.self, forKey: .offset)
+        ts = try c.decodeIfPresent(Int64.self, forKey: .ts)
         headers = try c.decodeIfPresent([String?].self, forKey: .headers)
         key = try c.decodeIfPresent(String.self, forKey: .key)
         payload = try c.decodeIfPresent(String.self, forKey: .payload)
@@ -242,6 +309,6 @@ public struct DumpReader {
         }
         return DumpRecord(
             index: nextIndex, line: lineNumber, topic: envelope.topic, partition: envelope.partition, offset: envelope.offset,
-            key: envelope.key.map { Array($0.utf8) }, headers: headers, value: envelope.payload.map { Array($0.utf8) })
+            timestampMilliseconds: envelope.ts, key: envelope.key.map { Array($0.utf8) }, headers: headers, value: envelope.payload.map { Array($0.utf8) })
     }
 }

@@ -1,31 +1,48 @@
+import Foundation
 import Switchyard
+import SwitchyardKafka
 
 /// `switchyard replay`: decodes captured records offline and reports what a worker would do.
 struct ReplayCommand: Command {
     static let name = "replay"
     static let abstract = "Decode captured topic dumps offline: would this build decode that traffic?"
     static let usage = """
-        USAGE: switchyard replay [--topic NAME] [--policy strict|lenient] [--format auto|ndjson|kcat]
-                                 [--json | --records | --emit] [--roundtrip] [FILE…]
+        USAGE: switchyard replay [--topic NAME [--policy strict|lenient] | --config FILE]
+                                 [--format auto|ndjson|kcat] [--json | --records | --emit] [--roundtrip]
+                                 [--republish [--brokers LIST] [--to TOPIC] [--rate N/s]] [FILE…]
 
         Reads kcat -J envelopes or NDJSON (one record value per line) from FILEs, or standard input
-        when no FILE (or '-') is given, and decodes every record as the worker would.
+        when no FILE (or '-') is given, and decodes every record as the worker would. gzip input is
+        recognised by its magic bytes (files and standard input). Streams: memory stays constant.
 
         OPTIONS:
           --topic NAME      Catalog and policy for every record: payments (strict) or feeds (lenient).
                             Without it, kcat envelopes name their topic.
           --policy P        Override the topic's policy: strict or lenient.
+          --config FILE     The worker's config: topic name → catalog, policy and republish target, for
+                            dumps whose envelopes name the worker's topics.
           --format F        auto (default), ndjson or kcat.
           --json            Print one summary object.
           --records         Print one NDJSON line per record: index, partition, offset, outcome, type,
                             kind and path.
           --emit            Print, per decoded or unknown record, exactly what republishing would send.
           --roundtrip       Check that decode → encode keeps every key and value and is stable.
+          --republish       Produce what --emit prints (same key, headers plus switchyard.republished.from)
+                            to the topic's republishTo (--config) or to --to. Up to 64 records await their
+                            acknowledgement at a time; order is kept.
+          --brokers LIST    Bootstrap servers for --republish (default: the config's brokers).
+          --to TOPIC        Republish every record to TOPIC.
+          --rate N[/s]      At most N records per second (default: no limit).
+          --connect-timeout S  Seconds to reach the brokers before giving up (exit 69). Default: 10.
           -h, --help        Show this help.
+
+        The human summary lists failures grouped by kind, path and type, most frequent first, with
+        where the first one was (topic/partition@offset, or record index and line for NDJSON).
 
         EXIT CODES:
           0 no findings; 1 a strict topic had failures or a round trip was lossy; 64 usage;
-          65 unreadable input.
+          65 unreadable input (named with file and line; corrupt or truncated gzip too);
+          69 --republish could not reach the brokers or a delivery failed; 78 bad --config.
         """
 
     enum Mode { case summary, json, records, emit }
@@ -36,9 +53,21 @@ struct ReplayCommand: Command {
     var format: DumpFormat
     var mode: Mode
     var roundTrip: Bool
+    var configPath: String?
+    var republish: Bool
+    var brokers: String?
+    var republishTo: String?
+    var rate: Double?
+    var connectTimeout: Duration
 
     init(arguments: inout Arguments) throws {
         topic = try arguments.option("--topic")
+        configPath = try arguments.option("--config")
+        republish = arguments.flag("--republish")
+        brokers = try arguments.option("--brokers")
+        republishTo = try arguments.option("--to")
+        rate = try parseRate(try arguments.option("--rate"))
+        connectTimeout = try parseConnectTimeout(try arguments.option("--connect-timeout"))
         if let text = try arguments.option("--policy") {
             guard let value = TopicPolicy(rawValue: text) else { throw CommandError.usage("--policy must be strict or lenient, not '\(text)'") }
             policy = value
@@ -62,6 +91,16 @@ struct ReplayCommand: Command {
             throw CommandError.usage("--topic must name a catalog (\(CatalogName.allCases.map(\.rawValue).joined(separator: ", "))), not '\(topic)'")
         }
         if policy != nil && topic == nil { throw CommandError.usage("--policy needs --topic") }
+        if topic != nil && configPath != nil { throw CommandError.usage("--topic and --config are exclusive") }
+        if !republish && (brokers != nil || republishTo != nil || rate != nil) {
+            throw CommandError.usage("--brokers, --to and --rate need --republish")
+        }
+        if republish && brokers == nil && configPath == nil {
+            throw CommandError.usage("--republish needs --brokers (or --config)")
+        }
+        if republish && republishTo == nil && configPath == nil {
+            throw CommandError.usage("--republish needs --to TOPIC (or --config with republishTo)")
+        }
     }
 
     func run() async throws -> ExitCode {
@@ -70,6 +109,63 @@ struct ReplayCommand: Command {
             options.topic = (topic, catalog, policy ?? catalog.defaultPolicy)
         }
         options.roundTrip = roundTrip
+        var config: WorkerConfiguration?
+        if let configPath {
+            do {
+                config = try WorkerConfiguration.load(path: configPath)
+            } catch {
+                throw CommandError(.config, "\(configPath): \(error)")
+            }
+            for (name, topic) in config!.topics { options.topics[name] = (topic.catalog, topic.policy) }
+        }
+        var publisher: Publisher?
+        if republish {
+            publisher = try await Publisher.connect(
+                brokers: brokers ?? config?.brokers ?? "", properties: config?.kafka ?? [:], clientID: "switchyard-replay",
+                rate: rate, connectTimeout: connectTimeout)
+        }
+        do {
+            let code = try await replay(options: options, config: config, publisher: publisher)
+            if let publisher {
+                try await publisher.finish()
+                printError("replay: republished \(publisher.acknowledged) record(s)")
+            }
+            return code
+        } catch {
+            await publisher?.abandon()
+            throw error
+        }
+    }
+
+    /// What republishing sends for a decoded or unknown record (`--emit` prints it): an unknown event's or a
+    /// passthrough topic's original bytes, else the canonical encoding (as the worker does).
+    func republishValue(_ replayed: ReplayedRecord, config: WorkerConfiguration?) throws -> [UInt8]? {
+        guard let event = replayed.decoded.event else { return nil }
+        let passthrough = config?.topics[replayed.topic]?.republishMode == .passthrough
+        if case .unknown = replayed.decoded.outcome, let value = replayed.record.value { return value }
+        if passthrough, let value = replayed.record.value { return value }
+        do {
+            return try TopicCodec.canonicalBytes(of: event)
+        } catch {
+            throw CommandError(.software, "record \(replayed.record.index): encoding failed: \(error)")
+        }
+    }
+
+    func republishRecord(_ replayed: ReplayedRecord, value: [UInt8], config: WorkerConfiguration?, publisher: Publisher) throws -> KafkaProducerRecord {
+        guard let target = republishTo ?? config?.topics[replayed.topic]?.republishTo else {
+            throw CommandError(.config, "topic '\(replayed.topic)' has no republishTo in the config: pass --to TOPIC")
+        }
+        let r = replayed.record
+        var headers = r.headers.map { KafkaHeader(name: $0.name, value: $0.value) }
+        var from = replayed.topic
+        if let partition = r.partition, let offset = r.offset { from += "/\(partition)/\(offset)" } else { from += "/-/\(r.index)" }
+        headers.append(KafkaHeader(name: DeadLetterHeaders.republishedFrom, string: from))
+        // Keep the record's partition when the target has it (per-partition order, as the worker does).
+        let partition = r.partition.flatMap { (publisher.partitionCounts[target] ?? 0) > Int($0) ? $0 : nil }
+        return KafkaProducerRecord(topic: target, partition: partition, key: r.key, value: value, headers: headers)
+    }
+
+    func replay(options: ReplayOptions, config: WorkerConfiguration?, publisher: Publisher?) async throws -> ExitCode {
         var replayer = Replayer(options: options)
         var reader = DumpReader(paths: files, format: format)
         var summary = ReplaySummary()
@@ -93,14 +189,11 @@ struct ReplayCommand: Command {
                 switch mode {
                 case .records: out.line(Self.recordLine(replayed).bytes)
                 case .emit:
-                    if let event = replayed.decoded.event {
-                        do {
-                            out.line(try TopicCodec.canonicalBytes(of: event))
-                        } catch {
-                            throw CommandError(.software, "record \(record.index): encoding failed: \(error)")
-                        }
-                    }
+                    if let value = try republishValue(replayed, config: config) { out.line(value) }
                 case .summary, .json: break
+                }
+                if let publisher, let value = try republishValue(replayed, config: config) {
+                    try await publisher.send(try republishRecord(replayed, value: value, config: config, publisher: publisher))
                 }
             }
         } catch let error as DumpError {

@@ -7,6 +7,7 @@ public enum Root {
     static let commands: [any Command.Type] = [
         ConsumeCommand.self,
         ReplayCommand.self,
+        DLQCommand.self,
         ReleaseCommand.self,
         DemoCommand.self,
         BrokerCommand.self,

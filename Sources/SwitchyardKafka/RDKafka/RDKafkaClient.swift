@@ -351,6 +351,19 @@ final class RDKafkaClient: @unchecked Sendable {
         return nil
     }
 
+    /// The low and high watermarks (first retained offset, next offset to be written) of a partition, asked of
+    /// its leader; blocks up to `timeoutMilliseconds`.
+    func watermarks(_ partition: KafkaTopicPartition, timeoutMilliseconds: Int32) throws -> (low: Int64, high: Int64) {
+        var low: Int64 = -1
+        var high: Int64 = -1
+        let err = rd_kafka_query_watermark_offsets(handle, partition.topic, partition.partition, &low, &high, timeoutMilliseconds)
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            let code: KafkaError.Code = err == RD_KAFKA_RESP_ERR__TIMED_OUT || err == RD_KAFKA_RESP_ERR__TRANSPORT ? .unavailable : .consumer
+            throw KafkaError.rdKafka(err, code: code, context: "watermark query for \(partition) failed")
+        }
+        return (low, high)
+    }
+
     // MARK: - Producer
 
     /// Enqueues a record; its delivery report completes `box` (retained here, released by the callback).
