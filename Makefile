@@ -1,6 +1,9 @@
 # Everyday commands. Each installs what it needs first (scripts/install-deps.sh).
 SWIFT ?= swift
 SWIFT_FLAGS ?=
+# Suites run one after another: the integration suites each start brokers and processes, and on
+# two cores running them side by side trades a few minutes for flaky timeouts.
+SWIFT_TEST_FLAGS ?= --no-parallel
 # CI turns warnings into errors.
 ifdef CI
 SWIFT_FLAGS += -Xswiftc -warnings-as-errors
@@ -16,7 +19,7 @@ build: deps
 
 ## make test: build, then every test suite (unit, contract, CLI, integration on the embedded broker).
 test: build
-	$(SWIFT) test $(SWIFT_FLAGS)
+	$(SWIFT) test $(SWIFT_FLAGS) $(SWIFT_TEST_FLAGS)
 	scripts/contract-tests.sh
 	scripts/deploy-tests.sh
 

@@ -64,7 +64,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SwitchyardCatalogTests",
-            dependencies: ["SwitchyardCatalog", "Switchyard"],
+            dependencies: ["SwitchyardCatalog", "Switchyard", "SwitchyardTestSupport"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "CLITests", dependencies: ["Switchyard", "SwitchyardTestSupport"]),
@@ -73,7 +73,7 @@ let package = Package(
         /// The worker end to end on the embedded broker: policies, dead letters, halts, faults.
         .testTarget(name: "IntegrationTests", dependencies: ["Switchyard", "SwitchyardTestSupport"]),
         .testTarget(name: "SwitchyardMetricsTests", dependencies: ["SwitchyardMetrics"]),
-        .testTarget(name: "SwitchyardHTTPTests", dependencies: ["SwitchyardHTTP", "SwitchyardMetrics"]),
+        .testTarget(name: "SwitchyardHTTPTests", dependencies: ["SwitchyardHTTP", "SwitchyardMetrics", "SwitchyardTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -124,7 +124,7 @@ struct DemoCommand: Command {
             }
             try await Task.sleep(for: .milliseconds(200))
         }
-        let deadLetters = await Self.deadLetterGroups(kafka: kafka, worker: worker)
+        let deadLetters = await Self.deadLetterGroups(worker: worker)
         out.write(Self.summary(worker: worker, deadLetters: deadLetters))
         out.line()
         out.line(stay ? "Look around (the broker and worker stay up until Ctrl-C):" : "Run `switchyard demo --stay` to keep the broker and worker up, then look around:")
@@ -150,41 +150,23 @@ struct DemoCommand: Command {
         return .success
     }
 
-    /// Reads the dead-letter topics back and groups their records by topic, kind, path and type,
-    /// from the diagnosis headers.
-    static func deadLetterGroups(kafka: KafkaConfiguration, worker: Worker) async -> [String: [(kind: String, path: String, type: String, count: Int)]] {
+    /// Reads the dead-letter topics back (as `switchyard dlq` does) and groups their records by
+    /// kind, path and type, from the diagnosis headers.
+    static func deadLetterGroups(worker: Worker) async -> [String: [(kind: String, path: String, type: String, count: Int)]] {
         var result: [String: [(kind: String, path: String, type: String, count: Int)]] = [:]
-        let snapshot = worker.metrics.registry.snapshot()
         for (topic, config) in worker.configuration.topics.sorted(by: { $0.key < $1.key }) {
-            let expected = (snapshot.series["switchyard_dead_letters_total"] ?? []).filter { $0.labels["topic"] == topic }.reduce(0) {
-                if case .counter(let v) = $1.value { return $0 + Int(v) }
-                return $0
-            }
-            guard expected > 0 else { continue }
-            var groups: [String: (kind: String, path: String, type: String, count: Int)] = [:]
+            let source = DeadLetterSource.live(brokers: worker.configuration.brokers, topic: config.deadLetterTopic, properties: [:])
+            let letters: [DeadLetter]
             do {
-                let reader = try KafkaConsumer.make(
-                    configuration: KafkaConsumerConfiguration(groupID: "switchyard-demo-reader-\(UUID().uuidString)", topics: [config.deadLetterTopic], kafka: kafka),
-                    logger: NoOpKafkaLogger())
-                var seen = 0
-                // Bounded: closing the reader ends the loop even if fewer records than counted arrive.
-                let timer = Task {
-                    try await Task.sleep(for: .seconds(30))
-                    await reader.close()
-                }
-                defer { timer.cancel() }
-                for try await record in reader.records {
-                    func header(_ name: String) -> String {
-                        record.headers.last { $0.name == name }?.value.map { String(decoding: $0, as: UTF8.self) } ?? "-"
-                    }
-                    let (kind, path, type) = (header(DeadLetterHeaders.errorKind), header(DeadLetterHeaders.errorPath), header(DeadLetterHeaders.errorType))
-                    groups["\(kind)\u{0}\(path)\u{0}\(type)", default: (kind, path.isEmpty ? "(root)" : path, type, 0)].count += 1
-                    seen += 1
-                    if seen >= expected { break }
-                }
-                await reader.close()
+                letters = try await source.read(connectTimeout: .seconds(10), timeout: .seconds(30))
             } catch {
-                groups["error"] = ("could not read \(config.deadLetterTopic): \(error)", "", "", 0)
+                result[topic] = [("could not read \(config.deadLetterTopic): \(error)", "", "", 0)]
+                continue
+            }
+            var groups: [String: (kind: String, path: String, type: String, count: Int)] = [:]
+            for letter in letters {
+                let path = (letter.path ?? "").isEmpty ? "(root)" : letter.path!
+                groups["\(letter.kind)\u{0}\(path)\u{0}\(letter.type ?? "-")", default: (letter.kind, path, letter.type ?? "-", 0)].count += 1
             }
             result[topic] = groups.values.sorted { ($0.count, $1.kind, $1.path) > ($1.count, $0.kind, $0.path) }
         }

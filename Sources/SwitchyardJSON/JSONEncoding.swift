@@ -195,6 +195,44 @@ final class _JSONWriter: Encoder {
         out.append(contentsOf: text.utf8)
     }
 
+    /// A keyed container for a nested value whose slot was just started (by a key or an array comma).
+    func nestedKeyedContainer<NestedKey: CodingKey>(_ keyType: NestedKey.Type, begin: () throws -> Void, codingPath: [any CodingKey]) -> KeyedEncodingContainer<NestedKey> {
+        do {
+            try begin()
+            pendingValue = true
+            valueFrame = frames.count
+            return container(keyedBy: keyType)
+        } catch {
+            deferredError = error
+            return KeyedEncodingContainer(_KeyedEncodingContainer<NestedKey>(writer: self, handle: .init(depth: Int.max, id: -1), codingPath: codingPath))
+        }
+    }
+
+    /// An unkeyed container for a nested value whose slot was just started.
+    func nestedUnkeyedContainer(begin: () throws -> Void, codingPath: [any CodingKey]) -> any UnkeyedEncodingContainer {
+        do {
+            try begin()
+            pendingValue = true
+            valueFrame = frames.count
+            return unkeyedContainer()
+        } catch {
+            deferredError = error
+            return _UnkeyedEncodingContainer(writer: self, handle: .init(depth: Int.max, id: -1), codingPath: codingPath)
+        }
+    }
+
+    /// This encoder, positioned at a nested value whose slot was just started.
+    func nestedEncoder(begin: () throws -> Void) -> any Encoder {
+        do {
+            try begin()
+            pendingValue = true
+            valueFrame = frames.count
+        } catch {
+            deferredError = error
+        }
+        return self
+    }
+
     // MARK: Encoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
@@ -270,41 +308,18 @@ struct _KeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        do {
-            try writer.beginMember(handle, key: key.stringValue)
-            writer.pendingValue = true
-            writer.valueFrame = writer.frames.count
-            return writer.container(keyedBy: keyType)
-        } catch {
-            writer.deferredError = error
-            return KeyedEncodingContainer(_KeyedEncodingContainer<NestedKey>(writer: writer, handle: .init(depth: Int.max, id: -1), codingPath: codingPath))
-        }
+        writer.nestedKeyedContainer(keyType, begin: { try writer.beginMember(handle, key: key.stringValue) }, codingPath: codingPath)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        do {
-            try writer.beginMember(handle, key: key.stringValue)
-            writer.pendingValue = true
-            writer.valueFrame = writer.frames.count
-            return writer.unkeyedContainer()
-        } catch {
-            writer.deferredError = error
-            return _UnkeyedEncodingContainer(writer: writer, handle: .init(depth: Int.max, id: -1), codingPath: codingPath)
-        }
+        writer.nestedUnkeyedContainer(begin: { try writer.beginMember(handle, key: key.stringValue) }, codingPath: codingPath)
     }
 
     func superEncoder() -> any Encoder { superEncoder(forKey: Key(stringValue: "super")!) }
 
     func superEncoder(forKey key: Key) -> any Encoder {
         // Streaming cannot defer a member; write the key now and let the encoder fill the value.
-        do {
-            try writer.beginMember(handle, key: key.stringValue)
-            writer.pendingValue = true
-            writer.valueFrame = writer.frames.count
-        } catch {
-            writer.deferredError = error
-        }
-        return writer
+        writer.nestedEncoder { try writer.beginMember(handle, key: key.stringValue) }
     }
 }
 
@@ -369,38 +384,18 @@ struct _UnkeyedEncodingContainer: UnkeyedEncodingContainer {
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        do {
-            try begin()
-            writer.pendingValue = true
-            writer.valueFrame = writer.frames.count
-            return writer.container(keyedBy: keyType)
-        } catch {
-            writer.deferredError = error
-            return KeyedEncodingContainer(_KeyedEncodingContainer<NestedKey>(writer: writer, handle: .init(depth: Int.max, id: -1), codingPath: codingPath))
-        }
+        let (writer, path) = (self.writer, codingPath)
+        return writer.nestedKeyedContainer(keyType, begin: { try self.begin() }, codingPath: path)
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        do {
-            try begin()
-            writer.pendingValue = true
-            writer.valueFrame = writer.frames.count
-            return writer.unkeyedContainer()
-        } catch {
-            writer.deferredError = error
-            return _UnkeyedEncodingContainer(writer: writer, handle: .init(depth: Int.max, id: -1), codingPath: codingPath)
-        }
+        let (writer, path) = (self.writer, codingPath)
+        return writer.nestedUnkeyedContainer(begin: { try self.begin() }, codingPath: path)
     }
 
     mutating func superEncoder() -> any Encoder {
-        do {
-            try begin()
-            writer.pendingValue = true
-            writer.valueFrame = writer.frames.count
-        } catch {
-            writer.deferredError = error
-        }
-        return writer
+        let writer = self.writer
+        return writer.nestedEncoder { try self.begin() }
     }
 }
 

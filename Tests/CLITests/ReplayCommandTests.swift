@@ -2,23 +2,16 @@ import Foundation
 import Testing
 
 import SwitchyardJSON
+import SwitchyardTestSupport
 
 /// `switchyard replay` as a user runs it: the built binary, stdout, stderr and exit code.
 @Suite(.serialized) struct ReplayCommandTests {
-    struct Expectation: Decodable {
-        var file: String
-        var topic: String
-        var outcome: String
-        var type: String?
-        var kind: String?
-        var path: String?
-    }
+    typealias Expectation = Fixtures.Expectation
 
     static let fixtures = CLI.packageRoot.appendingPathComponent("Tests/SwitchyardCatalogTests/Fixtures")
 
     static func expectations(topic: String) throws -> [Expectation] {
-        let all = try JSONDecoder().decode([Expectation].self, from: Data(contentsOf: fixtures.appendingPathComponent("expectations.json")))
-        return all.filter { $0.topic == topic }
+        try Fixtures.expectations(topic: topic)
     }
 
     /// The topic's fixtures as NDJSON (each compacted onto one line), in manifest order.

@@ -11,8 +11,7 @@ final class Harness: Sendable {
     let producer: KafkaProducer
     let group: String
 
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("SwitchyardCatalogTests/Fixtures")
+    static let fixtures = Fixtures.directory
 
     init(topics: [String: Int]) throws {
         broker = try EmbeddedBroker.make(brokers: 1, topics: topics)
@@ -45,7 +44,7 @@ final class Harness: Sendable {
     }
 
     static func fixture(_ name: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: fixtures.appendingPathComponent(name)))
+        try Fixtures.bytes(name)
     }
 
     /// Reads every record of `topic` from the beginning (a fresh group), until `count` arrived.

@@ -7,18 +7,8 @@ import Testing
 /// The worker end to end on the embedded broker (PRODUCT.md: per-topic policy, dead letters, offsets).
 @Suite(.serialized, .timeLimit(.minutes(5)))
 struct WorkerTests {
-    struct Expectation: Decodable {
-        var file: String
-        var topic: String
-        var outcome: String
-        var type: String?
-        var kind: String?
-        var path: String?
-    }
-
-    static func expectations(_ topic: String) throws -> [Expectation] {
-        try JSONDecoder().decode([Expectation].self, from: Data(contentsOf: Harness.fixtures.appendingPathComponent("expectations.json")))
-            .filter { $0.topic == topic }
+    static func expectations(_ topic: String) throws -> [Fixtures.Expectation] {
+        try Fixtures.expectations(topic: topic)
     }
 
     static func header(_ record: KafkaRecord, _ name: String) -> String? {

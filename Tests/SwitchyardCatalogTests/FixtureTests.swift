@@ -2,33 +2,25 @@ import Foundation
 import Testing
 
 @testable import Switchyard
+import SwitchyardTestSupport
 
 /// Every fixture in `Fixtures/expectations.json`: its outcome, kind, path and tag; for decoded ones,
 /// the canonical encoding byte for byte (`Fixtures/golden/`) and the round-trip properties.
 @Suite struct FixtureTests {
-    struct Expectation: Decodable, Sendable, CustomTestStringConvertible {
-        var file: String
-        var topic: String
-        var outcome: String
-        var type: String?
-        var kind: String?
-        var path: String?
-        var testDescription: String { file }
-    }
+    typealias Expectation = Fixtures.Expectation
 
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+    static let fixtures = Fixtures.directory
 
     static let expectations: [Expectation] = {
         do {
-            let data = try Data(contentsOf: fixtures.appendingPathComponent("expectations.json"))
-            return try JSONDecoder().decode([Expectation].self, from: data)
+            return try Fixtures.expectations()
         } catch {
             fatalError("Fixtures/expectations.json unreadable: \(error)")
         }
     }()
 
     static func bytes(_ name: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: fixtures.appendingPathComponent(name)))
+        try Fixtures.bytes(name)
     }
 
     static func codec(_ topic: String) -> TopicCodec {
