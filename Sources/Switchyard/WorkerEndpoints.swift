@@ -20,12 +20,12 @@ extension Worker {
         return routes
     }
 
-    /// Serves ``routes`` on the configured metrics host and port.
+    /// Serves ``routes`` on the configured metrics host and port (or on `port`, if given).
     ///
     /// - Throws: ``WorkerError`` `.configuration` when the address cannot be bound.
-    public func serveEndpoints() throws -> HTTPServer {
+    public func serveEndpoints(port: Int? = nil) throws -> HTTPServer {
         do {
-            return try HTTPServer.start(host: configuration.metrics.host, port: configuration.metrics.port, routes: routes)
+            return try HTTPServer.start(host: configuration.metrics.host, port: port ?? configuration.metrics.port, routes: routes)
         } catch {
             throw WorkerError.configuration("metrics endpoint: \(error)")
         }

@@ -24,12 +24,16 @@ struct DemoCommand: Command {
         """
 
     var metricsPort: Int
+    /// Whether the port was asked for (else 9464 is only a preference).
+    var metricsPortGiven: Bool
     var feeds: Int
     var paymentsPerPartition: Int
     var stay: Bool
 
     init(arguments: inout Arguments) throws {
-        metricsPort = try arguments.intOption("--metrics-port") ?? 9464
+        let port = try arguments.intOption("--metrics-port")
+        metricsPort = port ?? 9464
+        metricsPortGiven = port != nil
         feeds = try arguments.intOption("--feeds") ?? 300
         paymentsPerPartition = try arguments.intOption("--payments") ?? 30
         let stayFlag = arguments.flag("--stay")
@@ -107,7 +111,13 @@ struct DemoCommand: Command {
         do {
             // The summary below tells the story; `switchyard consume` logs JSON lines instead.
             worker = try Worker(configuration: configuration, logger: Logger(handler: InMemoryLogHandler(), level: .error), kafkaLogLevel: .critical)
-            server = HTTPServerHandle(try worker.serveEndpoints())
+            do {
+                server = HTTPServerHandle(try worker.serveEndpoints())
+            } catch let error as WorkerError where !metricsPortGiven {
+                // 9464 is taken (another worker, another demo): any free port will do for a demo.
+                out.line("Port \(metricsPort) is busy (\(error.reason)); serving /metrics on a free port instead.")
+                server = HTTPServerHandle(try worker.serveEndpoints(port: 0))
+            }
         } catch let error as WorkerError {
             throw CommandError(error)
         }
