@@ -39,7 +39,12 @@ let package = Package(
         .target(name: "SwitchyardCLI", dependencies: ["Switchyard", "SwitchyardKafka", "SwitchyardHTTP"]),
         .executableTarget(name: "switchyard", dependencies: ["SwitchyardCLI"]),
         /// Benchmarks (run with -c release by `make bench`).
-        .executableTarget(name: "switchyard-bench", dependencies: ["Switchyard"]),
+        .executableTarget(name: "switchyard-bench", dependencies: ["Switchyard", "CSimdjsonBench"]),
+        /// simdjson's DOM parser behind a C function: the benchmark's parse-only floor (not in any product).
+        .target(
+            name: "CSimdjsonBench",
+            linkerSettings: [.linkedLibrary("simdjson")]
+        ),
         /// Bounded waits and unique names for the test targets (not a product).
         .target(name: "SwitchyardTestSupport", dependencies: ["SwitchyardKafka"]),
         /// Counters, gauges and histograms with capped wire labels, rendered as Prometheus text.
@@ -66,5 +71,6 @@ let package = Package(
         .testTarget(name: "SwitchyardMetricsTests", dependencies: ["SwitchyardMetrics"]),
         .testTarget(name: "SwitchyardHTTPTests", dependencies: ["SwitchyardHTTP", "SwitchyardMetrics"]),
     ],
-    swiftLanguageModes: [.v6]
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
 )
