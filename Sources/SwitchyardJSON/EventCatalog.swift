@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One event type of a catalog: a `Codable` struct with the envelope fields and a wire tag.
 public protocol Event: Codable, Sendable {
     /// The `type` tag that selects this event on the wire.
