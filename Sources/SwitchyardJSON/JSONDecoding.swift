@@ -86,7 +86,7 @@ public final class DecodingWorkspace {
     func withDecoder<R>(bytes: UnsafeRawBufferPointer, _ body: (_JSONDecoder) throws -> R) rethrows -> R {
         let count = tape.count
         if scratch.count < count { scratch = [UInt32](repeating: 0, count: max(count, scratch.count * 2)) }
-        return try tape.nodes.withUnsafeBufferPointer { nodes in
+        return try tape.withNodes { nodes in
             try scratch.withUnsafeMutableBufferPointer { scratch in
                 let view = UnsafeMutableBufferPointer(rebasing: scratch[0..<count])
                 view.update(repeating: 0)
