@@ -75,6 +75,19 @@ public enum JSONString {
 
     /// Appends already-valid UTF-8 bytes as a quoted JSON string with minimal escaping.
     public static func appendQuoted(utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        // Most strings need no escape: one scan, then one copy with the quotes.
+        var clean = true
+        for c in utf8 where c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") {
+            clean = false
+            break
+        }
+        if clean {
+            let n = utf8.count
+            out.append(UInt8(ascii: "\""))
+            if n > 0 { out.append(contentsOf: utf8) }
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         out.append(UInt8(ascii: "\""))
         var runStart = 0
         for (i, c) in utf8.enumerated() where c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") {
