@@ -46,9 +46,14 @@ let package = Package(
         /// An example of the library API: handlers per event type on the worker's runtime.
         .executableTarget(name: "payments-ledger", dependencies: ["Switchyard"], path: "Examples/PaymentsLedger"),
         /// Benchmarks (run with -c release by `make bench`).
-        .executableTarget(name: "switchyard-bench", dependencies: ["Switchyard"]),
+        .executableTarget(name: "switchyard-bench", dependencies: ["Switchyard", "CSimdjsonBench"]),
         /// Writes N seeded corpus records (NDJSON or kcat -J envelopes), for scripts/replay-memory.sh.
         .executableTarget(name: "switchyard-corpus", dependencies: ["Switchyard"]),
+        /// simdjson's DOM parser behind a C function: the benchmark's parse-only floor (not in any product).
+        .target(
+            name: "CSimdjsonBench",
+            linkerSettings: [.linkedLibrary("simdjson")]
+        ),
         /// Bounded waits and unique names for the test targets (not a product).
         .target(name: "SwitchyardTestSupport", dependencies: ["SwitchyardKafka"]),
         /// Counters, gauges and histograms with capped wire labels, rendered as Prometheus text.
@@ -75,5 +80,6 @@ let package = Package(
         .testTarget(name: "SwitchyardMetricsTests", dependencies: ["SwitchyardMetrics"]),
         .testTarget(name: "SwitchyardHTTPTests", dependencies: ["SwitchyardHTTP", "SwitchyardMetrics", "SwitchyardTestSupport"]),
     ],
-    swiftLanguageModes: [.v6]
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
 )

@@ -146,7 +146,7 @@ struct CatalogDecoder<Catalog: EventCatalog>: CatalogDecoding {
         let (outcome, unknownFields) = decoder.decode(value)
         switch outcome {
         case .decoded(let event):
-            return DecodedRecord(outcome: .decoded(type: event.type), unknownFields: unknownFields, event: event)
+            return DecodedRecord(outcome: .decoded(type: decoder.lastKnownType ?? event.type), unknownFields: unknownFields, event: event)
         case .unknown(let event, let type):
             return DecodedRecord(outcome: .unknown(type: type), unknownFields: 0, event: event)
         case .failed(let failure):

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One event type of a catalog: a `Codable` struct with the envelope fields and a wire tag.
 public protocol Event: Codable, Sendable {
     /// The `type` tag that selects this event on the wire.
@@ -84,14 +90,18 @@ extension EventCatalog {
             let tag = fast.state.find(tagKey, in: fast.node), fast.state.nodes[tag].kind == .string, !fast.state.nodes[tag].isEscaped
         {
             let raw = fast.state.raw(fast.state.nodes[tag])
-            for entry in eventTypes where entry.utf8.elementsEqual(raw) {
-                return try entry.decode(decoder)
+            for entry in eventTypes where entry.utf8.count == raw.count && entry.utf8.withUnsafeBufferPointer({ memcmp($0.baseAddress!, raw.baseAddress!, raw.count) == 0 }) {
+                let value = try entry.decode(decoder)
+                fast.state.knownType = entry.type
+                return value
             }
         }
         let container = try decoder.container(keyedBy: JSONKey.self)
         let tag = try container.decode(String.self, forKey: JSONKey(stringValue: tagKey))
         for entry in eventTypes where entry.type == tag {
-            return try entry.decode(decoder)
+            let value = try entry.decode(decoder)
+            _JSONDecoder.unwrap(decoder)?.state.knownType = entry.type
+            return value
         }
         return unknown(type: tag, raw: try RawJSON(from: decoder))
     }

@@ -73,6 +73,8 @@ public struct EventDecoder<Catalog: EventCatalog> {
     /// The decoder (duplicate keys rejected).
     public var decoder: SwitchyardJSONDecoder
     private let workspace = DecodingWorkspace()
+    /// The tag of the last record when it was a known type (saves asking the event, which boxes it).
+    public private(set) var lastKnownType: String?
 
     public init(readerOptions: JSONReader.Options = JSONReader.Options(rejectDuplicateKeys: true)) {
         decoder = SwitchyardJSONDecoder(readerOptions: readerOptions)
@@ -83,7 +85,12 @@ public struct EventDecoder<Catalog: EventCatalog> {
     /// - Returns: the outcome and the number of unknown fields kept.
     public mutating func decode(_ bytes: UnsafeRawBufferPointer) -> (outcome: DecodeOutcome<Catalog>, unknownFields: Int) {
         do {
+            lastKnownType = nil
             let (value, report) = try decoder.decode(Catalog.self, from: bytes, workspace: workspace)
+            if let knownType = report.knownType {
+                lastKnownType = knownType
+                return (.decoded(value), report.unknownFieldCount)
+            }
             if case .unknown(let type, _) = value.content { return (.unknown(value, type: type), 0) }
             return (.decoded(value), report.unknownFieldCount)
         } catch let error as DecodingError {

@@ -23,6 +23,9 @@ public struct SwitchyardJSONDecoder: Sendable {
     public struct Report: Sendable {
         /// Members kept in ``UnknownFields`` bags anywhere in the value.
         public var unknownFieldCount: Int
+        /// The tag of the known event type that a catalog dispatched to (nil: not a catalog, or an
+        /// unknown tag).
+        public var knownType: String?
     }
 
     /// Decodes `type` from `bytes`, reusing `workspace`'s buffers (the tape and the lookup scratch).
@@ -37,9 +40,9 @@ public struct SwitchyardJSONDecoder: Sendable {
         } catch {
             throw Self.decodingError(for: error, tape: workspace.tape, bytes: bytes)
         }
-        return try workspace.withState(bytes: bytes) { state in
-            let value = try T(from: _JSONDecoder(state: state, node: 0))
-            return (value, Report(unknownFieldCount: state.unknownFieldCount))
+        return try workspace.withDecoder(bytes: bytes) { decoder in
+            let value = try T(from: decoder)
+            return (value, Report(unknownFieldCount: decoder.state.unknownFieldCount, knownType: decoder.state.knownType))
         }
     }
 
@@ -63,25 +66,51 @@ public struct SwitchyardJSONDecoder: Sendable {
 
 // MARK: - Shared state of one decode
 
-/// Reusable buffers for decoding: the tape and the per-node lookup scratch. One per thread.
+/// Reusable buffers for decoding: the tape, the per-node lookup scratch, the decoder and its
+/// keyed containers. One per thread.
 public final class DecodingWorkspace {
     /// The parsed structure of the last input.
     public internal(set) var tape = JSONTape()
     var scratch: [UInt32] = []
+    /// The decoder and its state, re-pointed at each input (saves two objects per record).
+    let state = DecoderState()
+    let decoder: _JSONDecoder
+    /// Whether `decoder` is in use (a nested decode on the same workspace gets fresh objects).
+    var busy = false
 
-    public init() {}
+    public init() {
+        decoder = _JSONDecoder(state: state, node: 0)
+    }
 
-    /// Runs `body` with a state over `bytes` and this workspace's tape; the scratch is cleared first.
-    func withState<R>(bytes: UnsafeRawBufferPointer, _ body: (DecoderState) throws -> R) rethrows -> R {
+    /// Runs `body` with this workspace's decoder over `bytes` and the tape; the scratch is cleared first.
+    func withDecoder<R>(bytes: UnsafeRawBufferPointer, _ body: (_JSONDecoder) throws -> R) rethrows -> R {
         let count = tape.count
         if scratch.count < count { scratch = [UInt32](repeating: 0, count: max(count, scratch.count * 2)) }
-        return try tape.nodes.withUnsafeBufferPointer { nodes in
+        return try tape.withNodes { nodes in
             try scratch.withUnsafeMutableBufferPointer { scratch in
                 let view = UnsafeMutableBufferPointer(rebasing: scratch[0..<count])
                 view.update(repeating: 0)
-                return try body(DecoderState(bytes: bytes, nodes: nodes, scratch: view))
+                if busy {
+                    let state = DecoderState()
+                    state.reset(bytes: bytes, nodes: nodes, scratch: view)
+                    return try body(_JSONDecoder(state: state, node: 0))
+                }
+                busy = true
+                defer {
+                    busy = false
+                    state.reset(bytes: UnsafeRawBufferPointer(start: nil, count: 0), nodes: UnsafeBufferPointer(start: nil, count: 0),
+                                scratch: UnsafeMutableBufferPointer(start: nil, count: 0))
+                }
+                state.reset(bytes: bytes, nodes: nodes, scratch: view)
+                decoder.node = 0
+                return try body(decoder)
             }
         }
+    }
+
+    /// Runs `body` with a state over `bytes` and this workspace's tape.
+    func withState<R>(bytes: UnsafeRawBufferPointer, _ body: (DecoderState) throws -> R) rethrows -> R {
+        try withDecoder(bytes: bytes) { try body($0.state) }
     }
 
     /// Runs `body` with a state over `bytes` and `tape`, with scratch of its own (off the hot path).
@@ -92,20 +121,31 @@ public final class DecodingWorkspace {
     }
 }
 
-/// A view of the bytes, the tape and the scratch of one decode. Valid only inside `withState`.
+/// A view of the bytes, the tape and the scratch of one decode. Valid only inside `withDecoder`.
+///
+/// The fields are re-pointed for each input and otherwise only read by that decode's own call chain,
+/// so the dynamic exclusivity checks are off.
 final class DecoderState {
-    let base: UnsafePointer<UInt8>
-    let byteCount: Int
-    let nodes: UnsafeBufferPointer<JSONNode>
+    @exclusivity(unchecked) private(set) var base: UnsafePointer<UInt8> = UnsafePointer(bitPattern: 1)!
+    @exclusivity(unchecked) private(set) var byteCount = 0
+    @exclusivity(unchecked) private(set) var nodes = UnsafeBufferPointer<JSONNode>(start: nil, count: 0)
     /// Per node: for objects, the next key to try (a lookup hint); for keys, 1 once looked up.
-    let scratch: UnsafeMutableBufferPointer<UInt32>
+    @exclusivity(unchecked) private(set) var scratch = UnsafeMutableBufferPointer<UInt32>(start: nil, count: 0)
     @exclusivity(unchecked) var unknownFieldCount = 0
+    /// Set by ``EventCatalog/decodeTagged(from:)`` when it dispatched to a known type.
+    @exclusivity(unchecked) var knownType: String?
+    /// Keyed containers whose boxes can be handed out again (see ``_JSONDecoder/container(keyedBy:)``).
+    @exclusivity(unchecked) var containerCache: [CachedContainer] = []
 
-    init(bytes: UnsafeRawBufferPointer, nodes: UnsafeBufferPointer<JSONNode>, scratch: UnsafeMutableBufferPointer<UInt32>) {
+    init() {}
+
+    func reset(bytes: UnsafeRawBufferPointer, nodes: UnsafeBufferPointer<JSONNode>, scratch: UnsafeMutableBufferPointer<UInt32>) {
         base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafePointer(bitPattern: 1)!
         byteCount = bytes.count
         self.nodes = nodes
         self.scratch = scratch
+        unknownFieldCount = 0
+        knownType = nil
     }
 
     // MARK: Values
@@ -242,9 +282,13 @@ final class _JSONDecoder: Decoder {
 
     var codingPath: [any CodingKey] { state.codingPath(to: node) }
 
-    /// This decoder, if `decoder` is one.
+    /// This decoder, if `decoder` is one: a comparison of type metadata, not a dynamic cast.
     @inline(__always) static func unwrap(_ decoder: any Decoder) -> _JSONDecoder? {
-        decoder as? _JSONDecoder
+        func open<D: Decoder>(_ d: D) -> _JSONDecoder? {
+            guard D.self == _JSONDecoder.self else { return nil }
+            return withUnsafePointer(to: d) { UnsafeRawPointer($0).load(as: _JSONDecoder.self) }
+        }
+        return open(decoder)
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -264,7 +308,22 @@ final class _JSONDecoder: Decoder {
                 [String: Any].self,
                 .init(codingPath: codingPath, debugDescription: "Expected to decode Dictionary<String, Any> but found \(n.kind.article) instead."))
         }
-        return KeyedDecodingContainer(_KeyedContainer<Key>(decoder: self, object: node))
+        // Hand out a container made earlier for the same key type when no one holds it any more:
+        // building one costs two generic metadata lookups and an allocation. Uniqueness of the box
+        // proves it is unused, so containers that are kept (or nested ones of the same type) are safe.
+        let keyType = ObjectIdentifier(type)
+        let cache = state.containerCache
+        for i in cache.indices where cache[i].keyType == keyType && isKnownUniquelyReferenced(&cache[i].box) {
+            cache[i].cursor.object = node
+            return unsafeBitCast(cache[i].box, to: KeyedDecodingContainer<Key>.self)
+        }
+        let cursor = ContainerCursor(object: node)
+        let container = KeyedDecodingContainer(_KeyedContainer<Key>(decoder: self, cursor: cursor))
+        // KeyedDecodingContainer is a struct around one class reference (its box).
+        if cache.count < 64 && MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size {
+            state.containerCache.append(CachedContainer(keyType: keyType, box: unsafeBitCast(container, to: AnyObject.self), cursor: cursor))
+        }
+        return container
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -350,9 +409,29 @@ final class _JSONDecoder: Decoder {
 
 // MARK: - Keyed
 
+/// The object a keyed container reads; a cached container is pointed at its next object.
+final class ContainerCursor {
+    @exclusivity(unchecked) var object: Int
+    init(object: Int) { self.object = object }
+}
+
+/// A keyed container's box (type-erased) and its cursor, kept for reuse.
+final class CachedContainer {
+    let keyType: ObjectIdentifier
+    @exclusivity(unchecked) var box: AnyObject
+    let cursor: ContainerCursor
+
+    init(keyType: ObjectIdentifier, box: AnyObject, cursor: ContainerCursor) {
+        self.keyType = keyType
+        self.box = box
+        self.cursor = cursor
+    }
+}
+
 struct _KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: _JSONDecoder
-    let object: Int
+    let cursor: ContainerCursor
+    @inline(__always) var object: Int { cursor.object }
     var state: DecoderState { decoder.state }
 
     var codingPath: [any CodingKey] { state.codingPath(to: object) }

@@ -20,7 +20,7 @@ public struct CanonicalJSONEncoder: Sendable {
         let writer = _JSONWriter()
         swap(&writer.out, &out)
         defer { swap(&writer.out, &out) }
-        try writer.encodeValue(value, path: [])
+        try writer.encodeValue(value, key: nil, parentDepth: 0)
         if let error = writer.deferredError { throw error }
         guard writer.out.count > 0 || !writer.pendingValue else {
             throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values."))
@@ -43,13 +43,23 @@ final class _JSONWriter: Encoder {
     /// The index in `frames` that the value being encoded owns (its object or array).
     @exclusivity(unchecked) var valueFrame = 0
     @exclusivity(unchecked) var nextFrameID = 0
-    /// The coding path of the value being encoded.
-    @exclusivity(unchecked) var codingPath: [any CodingKey] = []
+    /// The keys from the root to the value being encoded: the first `pathDepth` of `pathKeys`
+    /// (a stack, so that a nested value costs no path array; paths are built only when asked for).
+    @exclusivity(unchecked) var pathKeys: [any CodingKey] = []
+    @exclusivity(unchecked) var pathDepth = 0
+    var codingPath: [any CodingKey] { path(depth: pathDepth) }
+
+    /// The first `depth` keys of the current path.
+    func path(depth: Int) -> [any CodingKey] { Array(pathKeys.prefix(depth)) }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    /// This writer, if `encoder` is one.
+    /// This writer, if `encoder` is one: a comparison of type metadata, not a dynamic cast.
     @inline(__always) static func unwrap(_ encoder: any Encoder) -> _JSONWriter? {
-        encoder as? _JSONWriter
+        func open<E: Encoder>(_ e: E) -> _JSONWriter? {
+            guard E.self == _JSONWriter.self else { return nil }
+            return withUnsafePointer(to: e) { UnsafeRawPointer($0).load(as: _JSONWriter.self) }
+        }
+        return open(encoder)
     }
 
     struct Frame {
@@ -67,16 +77,22 @@ final class _JSONWriter: Encoder {
     // MARK: Values
 
     /// Encodes a nested value at the current position (after a key, a comma, or at the top).
-    func encodeValue<T: Encodable>(_ value: T, path: [any CodingKey]) throws {
+    func encodeValue<T: Encodable>(_ value: T, key: (any CodingKey)?, parentDepth: Int) throws {
         let savedFrame = valueFrame
-        let savedPath = codingPath
+        let savedDepth = pathDepth
         let depth = frames.count
         valueFrame = depth
-        codingPath = path
+        if let key {
+            if pathKeys.count > parentDepth { pathKeys.removeSubrange(parentDepth...) }
+            pathKeys.append(key)
+            pathDepth = pathKeys.count
+        } else {
+            pathDepth = parentDepth
+        }
         pendingValue = true
         defer {
             valueFrame = savedFrame
-            codingPath = savedPath
+            pathDepth = savedDepth
         }
         try value.encode(to: self)
         if pendingValue {
@@ -196,7 +212,7 @@ final class _JSONWriter: Encoder {
     }
 
     /// A keyed container for a nested value whose slot was just started (by a key or an array comma).
-    func nestedKeyedContainer<NestedKey: CodingKey>(_ keyType: NestedKey.Type, begin: () throws -> Void, codingPath: [any CodingKey]) -> KeyedEncodingContainer<NestedKey> {
+    func nestedKeyedContainer<NestedKey: CodingKey>(_ keyType: NestedKey.Type, begin: () throws -> Void, pathDepth: Int) -> KeyedEncodingContainer<NestedKey> {
         do {
             try begin()
             pendingValue = true
@@ -204,12 +220,12 @@ final class _JSONWriter: Encoder {
             return container(keyedBy: keyType)
         } catch {
             deferredError = error
-            return KeyedEncodingContainer(_KeyedEncodingContainer<NestedKey>(writer: self, handle: .init(depth: Int.max, id: -1), codingPath: codingPath))
+            return KeyedEncodingContainer(_KeyedEncodingContainer<NestedKey>(writer: self, handle: .init(depth: Int.max, id: -1), pathDepth: pathDepth))
         }
     }
 
     /// An unkeyed container for a nested value whose slot was just started.
-    func nestedUnkeyedContainer(begin: () throws -> Void, codingPath: [any CodingKey]) -> any UnkeyedEncodingContainer {
+    func nestedUnkeyedContainer(begin: () throws -> Void, pathDepth: Int) -> any UnkeyedEncodingContainer {
         do {
             try begin()
             pendingValue = true
@@ -217,7 +233,7 @@ final class _JSONWriter: Encoder {
             return unkeyedContainer()
         } catch {
             deferredError = error
-            return _UnkeyedEncodingContainer(writer: self, handle: .init(depth: Int.max, id: -1), codingPath: codingPath)
+            return _UnkeyedEncodingContainer(writer: self, handle: .init(depth: Int.max, id: -1), pathDepth: pathDepth)
         }
     }
 
@@ -237,25 +253,25 @@ final class _JSONWriter: Encoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         do {
-            return KeyedEncodingContainer(_KeyedEncodingContainer<Key>(writer: self, handle: try openContainer(object: true), codingPath: codingPath))
+            return KeyedEncodingContainer(_KeyedEncodingContainer<Key>(writer: self, handle: try openContainer(object: true), pathDepth: pathDepth))
         } catch {
             // Encoder.container cannot throw: remember the error, and the invalid handle makes writes throw.
             deferredError = error
-            return KeyedEncodingContainer(_KeyedEncodingContainer<Key>(writer: self, handle: Handle(depth: Int.max, id: -1), codingPath: codingPath))
+            return KeyedEncodingContainer(_KeyedEncodingContainer<Key>(writer: self, handle: Handle(depth: Int.max, id: -1), pathDepth: pathDepth))
         }
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         do {
-            return _UnkeyedEncodingContainer(writer: self, handle: try openContainer(object: false), codingPath: codingPath)
+            return _UnkeyedEncodingContainer(writer: self, handle: try openContainer(object: false), pathDepth: pathDepth)
         } catch {
             deferredError = error
-            return _UnkeyedEncodingContainer(writer: self, handle: Handle(depth: Int.max, id: -1), codingPath: codingPath)
+            return _UnkeyedEncodingContainer(writer: self, handle: Handle(depth: Int.max, id: -1), pathDepth: pathDepth)
         }
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        _SingleValueEncodingContainer(writer: self, codingPath: codingPath)
+        _SingleValueEncodingContainer(writer: self, pathDepth: pathDepth)
     }
 }
 
@@ -264,7 +280,8 @@ final class _JSONWriter: Encoder {
 struct _KeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let writer: _JSONWriter
     let handle: _JSONWriter.Handle
-    let codingPath: [any CodingKey]
+    let pathDepth: Int
+    var codingPath: [any CodingKey] { writer.path(depth: pathDepth) }
 
     func encodeNil(forKey key: Key) throws {
         try writer.beginMember(handle, key: key.stringValue)
@@ -304,15 +321,15 @@ struct _KeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         try writer.beginMember(handle, key: key.stringValue)
-        try writer.encodeValue(value, path: codingPath + [key])
+        try writer.encodeValue(value, key: key, parentDepth: pathDepth)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        writer.nestedKeyedContainer(keyType, begin: { try writer.beginMember(handle, key: key.stringValue) }, codingPath: codingPath)
+        writer.nestedKeyedContainer(keyType, begin: { try writer.beginMember(handle, key: key.stringValue) }, pathDepth: pathDepth)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        writer.nestedUnkeyedContainer(begin: { try writer.beginMember(handle, key: key.stringValue) }, codingPath: codingPath)
+        writer.nestedUnkeyedContainer(begin: { try writer.beginMember(handle, key: key.stringValue) }, pathDepth: pathDepth)
     }
 
     func superEncoder() -> any Encoder { superEncoder(forKey: Key(stringValue: "super")!) }
@@ -328,13 +345,14 @@ struct _KeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 struct _UnkeyedEncodingContainer: UnkeyedEncodingContainer {
     let writer: _JSONWriter
     let handle: _JSONWriter.Handle
-    let codingPath: [any CodingKey]
+    let pathDepth: Int
+    var codingPath: [any CodingKey] { writer.path(depth: pathDepth) }
     private(set) var count = 0
 
-    init(writer: _JSONWriter, handle: _JSONWriter.Handle, codingPath: [any CodingKey]) {
+    init(writer: _JSONWriter, handle: _JSONWriter.Handle, pathDepth: Int) {
         self.writer = writer
         self.handle = handle
-        self.codingPath = codingPath
+        self.pathDepth = pathDepth
     }
 
     mutating func begin() throws {
@@ -380,17 +398,17 @@ struct _UnkeyedEncodingContainer: UnkeyedEncodingContainer {
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         try begin()
-        try writer.encodeValue(value, path: codingPath + [JSONKey.index(count - 1)])
+        try writer.encodeValue(value, key: JSONKey.index(count - 1), parentDepth: pathDepth)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        let (writer, path) = (self.writer, codingPath)
-        return writer.nestedKeyedContainer(keyType, begin: { try self.begin() }, codingPath: path)
+        let (writer, depth) = (self.writer, pathDepth)
+        return writer.nestedKeyedContainer(keyType, begin: { try self.begin() }, pathDepth: depth)
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        let (writer, path) = (self.writer, codingPath)
-        return writer.nestedUnkeyedContainer(begin: { try self.begin() }, codingPath: path)
+        let (writer, depth) = (self.writer, pathDepth)
+        return writer.nestedUnkeyedContainer(begin: { try self.begin() }, pathDepth: depth)
     }
 
     mutating func superEncoder() -> any Encoder {
@@ -403,7 +421,8 @@ struct _UnkeyedEncodingContainer: UnkeyedEncodingContainer {
 
 struct _SingleValueEncodingContainer: SingleValueEncodingContainer {
     let writer: _JSONWriter
-    let codingPath: [any CodingKey]
+    let pathDepth: Int
+    var codingPath: [any CodingKey] { writer.path(depth: pathDepth) }
 
     func encodeNil() throws {
         try writer.beginScalar()
@@ -444,6 +463,6 @@ struct _SingleValueEncodingContainer: SingleValueEncodingContainer {
     func encode<T: Encodable>(_ value: T) throws {
         // The value takes this container's slot, like Foundation's single-value encode.
         guard writer.pendingValue else { try writer.beginScalar(); return }
-        try writer.encodeValue(value, path: codingPath)
+        try writer.encodeValue(value, key: nil, parentDepth: pathDepth)
     }
 }

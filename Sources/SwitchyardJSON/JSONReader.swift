@@ -83,15 +83,24 @@ public struct JSONReader: Sendable {
         self.options = options
     }
 
-    /// Parses `bytes` onto `tape` (cleared first).
+    /// Parses `bytes` onto `tape` (cleared first). On error the tape holds the nodes read so far.
     public func parse(_ bytes: UnsafeRawBufferPointer, into tape: inout JSONTape) throws(JSONSyntaxError) {
-        tape.nodes.removeAll(keepingCapacity: true)
+        tape.count = 0
         guard bytes.count <= options.maxBytes else { throw JSONSyntaxError(.tooLarge(limit: options.maxBytes), at: 0) }
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count > 0 else {
             throw JSONSyntaxError(.empty, at: 0)
         }
-        var parser = Parser(base: base, count: bytes.count, options: options)
-        try parser.run(&tape.nodes)
+        if !isKnownUniquelyReferenced(&tape.storage) { tape.storage = NodeStorage(capacity: tape.storage.capacity) }
+        let storage = tape.storage
+        let depthLimit = options.maxDepth
+        var written = 0
+        defer { tape.count = written }
+        // Open containers: a stack of tape indices, on the stack (no allocation per record).
+        try withUnsafeTemporaryAllocation(of: UInt32.self, capacity: min(depthLimit, 512) + 1) { stack throws(JSONSyntaxError) in
+            var parser = Parser(base: base, count: bytes.count, options: options, storage: storage, stack: stack)
+            defer { written = parser.n }
+            try parser.run()
+        }
     }
 
     /// Parses `bytes` and returns a new tape.
@@ -117,16 +126,52 @@ private struct Parser {
     let count: Int
     let options: Options
     var i = 0
-    /// Open containers: tape index of each.
-    var stack: [Int] = []
+    /// The nodes, written in place; `n` of them so far.
+    let storage: NodeStorage
+    var nodes: UnsafeMutablePointer<JSONNode>
+    var capacity: Int
+    var n = 0
+    /// Open containers: tape index of each; `depth` of them. Grows to the heap past 512 levels.
+    var stack: UnsafeMutablePointer<UInt32>
+    var stackCapacity: Int
+    var depth = 0
+    var heapStack: [UInt32] = []
 
     typealias Options = JSONReader.Options
 
-    init(base: UnsafePointer<UInt8>, count: Int, options: Options) {
+    init(base: UnsafePointer<UInt8>, count: Int, options: Options, storage: NodeStorage, stack: UnsafeMutableBufferPointer<UInt32>) {
         self.base = base
         self.count = count
         self.options = options
-        stack.reserveCapacity(16)
+        self.storage = storage
+        nodes = storage.pointer
+        capacity = storage.capacity
+        self.stack = stack.baseAddress!
+        stackCapacity = stack.count
+    }
+
+    @inline(__always) mutating func append(_ node: JSONNode) {
+        if n == capacity { grow() }
+        nodes[n] = node
+        n += 1
+    }
+
+    mutating func grow() {
+        storage.grow(minimum: max(capacity * 2, count / 4 + 16), keeping: n)
+        nodes = storage.pointer
+        capacity = storage.capacity
+    }
+
+    @inline(__always) var top: Int? { depth == 0 ? nil : Int(depth <= stackCapacity ? stack[depth - 1] : heapStack[depth - 1 - stackCapacity]) }
+
+    @inline(__always) mutating func push(_ index: Int) {
+        if depth < stackCapacity { stack[depth] = UInt32(index) } else { heapStack.append(UInt32(index)) }
+        depth += 1
+    }
+
+    @inline(__always) mutating func pop() -> Int {
+        depth -= 1
+        return depth < stackCapacity ? Int(stack[depth]) : Int(heapStack.removeLast())
     }
 
     @inline(__always) func byte(_ at: Int) -> UInt8 { base[at] }
@@ -143,7 +188,7 @@ private struct Parser {
         JSONSyntaxError(reason, at: offset ?? i)
     }
 
-    mutating func run(_ nodes: inout ContiguousArray<JSONNode>) throws(JSONSyntaxError) {
+    mutating func run() throws(JSONSyntaxError) {
         if count >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF {
             throw fail(.byteOrderMark, at: 0)
         }
@@ -157,41 +202,41 @@ private struct Parser {
             let c = base[i]
             switch c {
             case UInt8(ascii: "{"):
-                try open(.object, &nodes)
+                try open(.object)
                 skipWhitespace()
                 guard i < count else { throw fail(.unexpectedEnd) }
                 if base[i] == UInt8(ascii: "}") {
-                    close(&nodes)
+                    close()
                 } else {
-                    try member(&nodes)
+                    try member()
                     continue valueLoop
                 }
             case UInt8(ascii: "["):
-                try open(.array, &nodes)
+                try open(.array)
                 skipWhitespace()
                 guard i < count else { throw fail(.unexpectedEnd) }
                 if base[i] == UInt8(ascii: "]") {
-                    close(&nodes)
+                    close()
                 } else {
                     continue valueLoop
                 }
             case UInt8(ascii: "\""):
-                try string(&nodes)
+                try string()
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                try number(&nodes)
+                try number()
             case UInt8(ascii: "t"):
-                try literal("true", .true, &nodes)
+                try literal("true", .true)
             case UInt8(ascii: "f"):
-                try literal("false", .false, &nodes)
+                try literal("false", .false)
             case UInt8(ascii: "n"):
-                try literal("null", .null, &nodes)
+                try literal("null", .null)
             default:
                 throw fail(.unexpectedCharacter)
             }
 
             // MARK: after a value
             while true {
-                guard let top = stack.last else {
+                guard let top = self.top else {
                     skipWhitespace()
                     guard i == count else { throw fail(.trailingContent) }
                     return
@@ -203,11 +248,11 @@ private struct Parser {
                     if d == UInt8(ascii: ",") {
                         i += 1
                         skipWhitespace()
-                        try member(&nodes)
+                        try member()
                         continue valueLoop
                     } else if d == UInt8(ascii: "}") {
-                        if options.rejectDuplicateKeys { try checkDuplicates(object: top, nodes) }
-                        close(&nodes)
+                        if options.rejectDuplicateKeys { try checkDuplicates(object: top) }
+                        close()
                     } else {
                         throw fail(.unexpectedCharacter)
                     }
@@ -218,7 +263,7 @@ private struct Parser {
                         nodes[top].count += 1
                         continue valueLoop
                     } else if d == UInt8(ascii: "]") {
-                        close(&nodes)
+                        close()
                     } else {
                         throw fail(.unexpectedCharacter)
                     }
@@ -228,30 +273,30 @@ private struct Parser {
     }
 
     /// Opens a container at `i` (which holds `{` or `[`).
-    @inline(__always) mutating func open(_ kind: JSONKind, _ nodes: inout ContiguousArray<JSONNode>) throws(JSONSyntaxError) {
-        guard stack.count < options.maxDepth else { throw fail(.tooDeep(limit: options.maxDepth)) }
-        stack.append(nodes.count)
+    @inline(__always) mutating func open(_ kind: JSONKind) throws(JSONSyntaxError) {
+        guard depth < options.maxDepth else { throw fail(.tooDeep(limit: options.maxDepth)) }
+        push(n)
         // Arrays count their first element here; later ones at each comma.
-        nodes.append(JSONNode(start: UInt32(i), end: 0, next: 0, count: kind == .array ? 1 : 0, kind: kind, flags: 0))
+        append(JSONNode(start: UInt32(i), end: 0, next: 0, count: kind == .array ? 1 : 0, kind: kind, flags: 0))
         i += 1
     }
 
     /// Closes the innermost container at `i` (which holds `}` or `]`).
-    @inline(__always) mutating func close(_ nodes: inout ContiguousArray<JSONNode>) {
-        let top = stack.removeLast()
+    @inline(__always) mutating func close() {
+        let top = pop()
         i += 1
         nodes[top].end = UInt32(i)
-        nodes[top].next = UInt32(nodes.count)
+        nodes[top].next = UInt32(n)
         // An empty array was counted as one element on open.
-        if nodes[top].kind == .array && nodes[top].next == UInt32(top + 1) { nodes[top].count = 0 }
+        if nodes[top].kind == .array && n == top + 1 { nodes[top].count = 0 }
     }
 
     /// Reads `"key" :` at `i` and counts the member.
-    @inline(__always) mutating func member(_ nodes: inout ContiguousArray<JSONNode>) throws(JSONSyntaxError) {
+    @inline(__always) mutating func member() throws(JSONSyntaxError) {
         guard i < count else { throw fail(.unexpectedEnd) }
         guard base[i] == UInt8(ascii: "\"") else { throw fail(.unexpectedCharacter) }
-        nodes[stack[stack.count - 1]].count += 1
-        try string(&nodes)
+        nodes[top!].count += 1
+        try string()
         skipWhitespace()
         guard i < count else { throw fail(.unexpectedEnd) }
         guard base[i] == UInt8(ascii: ":") else { throw fail(.unexpectedCharacter) }
@@ -259,23 +304,21 @@ private struct Parser {
         skipWhitespace()
     }
 
-    @inline(__always) mutating func literal(
-        _ text: StaticString, _ kind: JSONKind, _ nodes: inout ContiguousArray<JSONNode>
-    ) throws(JSONSyntaxError) {
-        let n = text.utf8CodeUnitCount
+    @inline(__always) mutating func literal(_ text: StaticString, _ kind: JSONKind) throws(JSONSyntaxError) {
+        let length = text.utf8CodeUnitCount
         let p = text.utf8Start
-        guard i + n <= count else {
+        guard i + length <= count else {
             // Report the first mismatching byte, or the end.
             var j = 0
             while i + j < count && base[i + j] == p[j] { j += 1 }
             throw fail(i + j == count ? .unexpectedEnd : .unexpectedCharacter, at: i + j)
         }
-        for j in 1..<n where base[i + j] != p[j] { throw fail(.unexpectedCharacter, at: i + j) }
-        nodes.append(JSONNode(start: UInt32(i), end: UInt32(i + n), next: UInt32(nodes.count + 1), count: 0, kind: kind, flags: 0))
-        i += n
+        for j in 1..<length where base[i + j] != p[j] { throw fail(.unexpectedCharacter, at: i + j) }
+        append(JSONNode(start: UInt32(i), end: UInt32(i + length), next: UInt32(self.n + 1), count: 0, kind: kind, flags: 0))
+        i += length
     }
 
-    mutating func number(_ nodes: inout ContiguousArray<JSONNode>) throws(JSONSyntaxError) {
+    mutating func number() throws(JSONSyntaxError) {
         let start = i
         var flags = JSONNode.integer
         if base[i] == UInt8(ascii: "-") {
@@ -316,36 +359,56 @@ private struct Parser {
                 throw fail(.invalidNumber)
             }
         }
-        nodes.append(JSONNode(start: UInt32(start), end: UInt32(i), next: UInt32(nodes.count + 1), count: 0, kind: .number, flags: flags))
+        append(JSONNode(start: UInt32(start), end: UInt32(i), next: UInt32(n + 1), count: 0, kind: .number, flags: flags))
     }
 
-    mutating func string(_ nodes: inout ContiguousArray<JSONNode>) throws(JSONSyntaxError) {
+    mutating func string() throws(JSONSyntaxError) {
         i += 1  // opening quote
         let start = i
         var flags: UInt8 = 0
         while true {
-            // Fast path: eight plain ASCII bytes at a time.
-            while i + 8 <= count {
-                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-                if Self.hasSpecialByte(word) { break }
+            // Fast path: eight bytes at a time, straight to the first byte that needs a look.
+            var c: UInt8
+            while true {
+                guard i + 8 <= count else {
+                    guard i < count else { throw fail(.unexpectedEnd) }
+                    c = base[i]
+                    if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 || c >= 0x80 { break }
+                    i += 1
+                    continue
+                }
+                let special = Self.specialBytes(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+                if special != 0 {
+                    i += special.trailingZeroBitCount >> 3
+                    c = base[i]
+                    break
+                }
                 i += 8
             }
-            guard i < count else { throw fail(.unexpectedEnd) }
-            let c = base[i]
             if c == UInt8(ascii: "\"") { break }
             if c == UInt8(ascii: "\\") {
                 flags = JSONNode.escaped
                 try escape()
             } else if c < 0x20 {
                 throw fail(.controlCharacterInString)
-            } else if c >= 0x80 {
-                try utf8Sequence()
             } else {
-                i += 1
+                try utf8Sequence()
             }
         }
-        nodes.append(JSONNode(start: UInt32(start), end: UInt32(i), next: UInt32(nodes.count + 1), count: 0, kind: .string, flags: flags))
+        append(JSONNode(start: UInt32(start), end: UInt32(i), next: UInt32(n + 1), count: 0, kind: .string, flags: flags))
         i += 1  // closing quote
+    }
+
+    /// The high bit of each byte of `word` that is `"`, `\`, a control character or non-ASCII; the
+    /// lowest flagged byte is exact (borrows only run upwards from a flagged byte).
+    @inline(__always) static func specialBytes(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZero(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+        let quote = hasZero(word ^ (ones &* 0x22))
+        let backslash = hasZero(word ^ (ones &* 0x5C))
+        let control = (word &- (ones &* 0x20)) & ~word & highs
+        return quote | backslash | control | (word & highs)
     }
 
     /// True if any byte of `word` is `"`, `\`, a control character or non-ASCII.
@@ -439,19 +502,24 @@ private struct Parser {
     // MARK: - Duplicate keys
 
     /// Throws if two members of the object at `object` have the same key after unescaping.
-    func checkDuplicates(object: Int, _ nodes: ContiguousArray<JSONNode>) throws(JSONSyntaxError) {
+    func checkDuplicates(object: Int) throws(JSONSyntaxError) {
         let memberCount = Int(nodes[object].count)
         guard memberCount > 1 else { return }
         if memberCount <= 16 {
-            // Pairwise on the stack: records are small objects, so this is the common path.
-            let duplicate: Int? = withUnsafeTemporaryAllocation(of: Int.self, capacity: memberCount) { keys in
+            // Records are small objects: compare a fingerprint of each key (length and first and last
+            // eight bytes), pairwise, in registers; only equal fingerprints compare bytes.
+            let duplicate: Int? = withUnsafeTemporaryAllocation(of: (key: Int, print: UInt64).self, capacity: memberCount) { keys in
                 var k = object + 1
+                var escaped = false
                 for m in 0..<memberCount {
-                    keys[m] = k
+                    keys[m] = (k, fingerprint(nodes[k]))
+                    escaped = escaped || nodes[k].isEscaped
                     k = Int(nodes[k + 1].next)
                 }
                 for a in 1..<memberCount {
-                    for b in 0..<a where keysEqual(keys[a], keys[b], nodes) { return keys[a] }
+                    for b in 0..<a where escaped || keys[a].print == keys[b].print {
+                        if keysEqual(keys[a].key, keys[b].key) { return keys[a].key }
+                    }
                 }
                 return nil
             }
@@ -468,13 +536,13 @@ private struct Parser {
             k = Int(nodes[k + 1].next)
         }
         // Large objects: sort by a hash of the unescaped key, then compare neighbours with equal hashes.
-        var hashed = keys.map { (hash: keyHash($0, nodes), key: $0) }
+        var hashed = keys.map { (hash: keyHash($0), key: $0) }
         hashed.sort { $0.hash != $1.hash ? $0.hash < $1.hash : $0.key < $1.key }
         var a = 0
         while a < hashed.count {
             var b = a + 1
             while b < hashed.count && hashed[b].hash == hashed[a].hash {
-                for x in a..<b where keysEqual(hashed[x].key, hashed[b].key, nodes) {
+                for x in a..<b where keysEqual(hashed[x].key, hashed[b].key) {
                     let second = max(hashed[x].key, hashed[b].key)
                     throw JSONSyntaxError(.duplicateKey(object: object, key: second), at: Int(nodes[second].start) - 1)
                 }
@@ -484,13 +552,28 @@ private struct Parser {
         }
     }
 
-    func keyBytes(_ key: Int, _ nodes: ContiguousArray<JSONNode>) -> [UInt8] {
+    /// Equal raw keys have equal fingerprints. Every byte read lies before the object's closing brace.
+    @inline(__always) func fingerprint(_ node: JSONNode) -> UInt64 {
+        let start = Int(node.start)
+        let length = Int(node.end) - start
+        let mix = UInt64(truncatingIfNeeded: length) &* 0x9E37_79B9_7F4A_7C15
+        if length >= 8 {
+            let first = UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self)
+            let last = UnsafeRawPointer(base + start + length - 8).loadUnaligned(as: UInt64.self)
+            return first ^ (last &* 0xFF51_AFD7_ED55_8CCD) ^ mix
+        }
+        var value: UInt64 = 0
+        for j in 0..<length { value |= UInt64(base[start + j]) << (UInt64(j) &* 8) }
+        return value ^ mix
+    }
+
+    func keyBytes(_ key: Int) -> [UInt8] {
         let node = nodes[key]
         let raw = UnsafeBufferPointer(start: base + Int(node.start), count: Int(node.end - node.start))
         return node.isEscaped ? JSONString.unescape(raw) : Array(raw)
     }
 
-    func keysEqual(_ a: Int, _ b: Int, _ nodes: ContiguousArray<JSONNode>) -> Bool {
+    func keysEqual(_ a: Int, _ b: Int) -> Bool {
         let na = nodes[a]
         let nb = nodes[b]
         if !na.isEscaped && !nb.isEscaped {
@@ -498,12 +581,12 @@ private struct Parser {
             guard length == Int(nb.end - nb.start) else { return false }
             return memcmp(base + Int(na.start), base + Int(nb.start), length) == 0
         }
-        return keyBytes(a, nodes) == keyBytes(b, nodes)
+        return keyBytes(a) == keyBytes(b)
     }
 
-    func keyHash(_ key: Int, _ nodes: ContiguousArray<JSONNode>) -> UInt64 {
+    func keyHash(_ key: Int) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in keyBytes(key, nodes) {
+        for byte in keyBytes(key) {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
         return hash

@@ -46,35 +46,47 @@ public struct JSONNode: Sendable {
 ///
 /// The tape does not own the bytes it describes; it is reused across records to avoid allocation.
 public struct JSONTape: Sendable {
-    /// The nodes, root first.
-    public internal(set) var nodes: ContiguousArray<JSONNode> = []
+    /// Node memory, shared by copies of a tape until one of them is parsed into again.
+    var storage: NodeStorage
+    /// The number of nodes.
+    public internal(set) var count: Int = 0
 
     public init() {
-        nodes.reserveCapacity(256)
+        storage = NodeStorage(capacity: 256)
     }
 
-    /// The number of nodes.
-    @inline(__always) public var count: Int { nodes.count }
+    /// The nodes, root first (a copy: the reader and decoder work on the storage in place).
+    public var nodes: ContiguousArray<JSONNode> {
+        withNodes { ContiguousArray($0) }
+    }
+
+    /// Runs `body` with the nodes in place.
+    @inline(__always) func withNodes<R>(_ body: (UnsafeBufferPointer<JSONNode>) throws -> R) rethrows -> R {
+        try withExtendedLifetime(storage) { try body(UnsafeBufferPointer(start: storage.pointer, count: count)) }
+    }
 
     /// The node at `index`.
-    @inline(__always) public subscript(index: Int) -> JSONNode { nodes[index] }
+    @inline(__always) public subscript(index: Int) -> JSONNode {
+        precondition(index >= 0 && index < count, "tape index out of range")
+        return withExtendedLifetime(storage) { storage.pointer[index] }
+    }
 
     /// The index of the first child of the container at `index` (meaningful if `count > 0`).
     @inline(__always) public func firstChild(of index: Int) -> Int { index + 1 }
 
     /// The index of the value after `index` inside the same container.
-    @inline(__always) public func sibling(of index: Int) -> Int { Int(nodes[index].next) }
+    @inline(__always) public func sibling(of index: Int) -> Int { Int(self[index].next) }
 
     /// The tape indices of an object's members as (key, value) pairs.
     public func members(of object: Int) -> [(key: Int, value: Int)] {
         var result: [(key: Int, value: Int)] = []
-        let node = nodes[object]
+        let node = self[object]
         result.reserveCapacity(Int(node.count))
         var k = object + 1
         for _ in 0..<node.count {
             let v = k + 1
             result.append((k, v))
-            k = Int(nodes[v].next)
+            k = Int(self[v].next)
         }
         return result
     }
@@ -83,9 +95,9 @@ public struct JSONTape: Sendable {
     public func elements(of array: Int) -> [Int] {
         var result: [Int] = []
         var e = array + 1
-        for _ in 0..<nodes[array].count {
+        for _ in 0..<self[array].count {
             result.append(e)
-            e = Int(nodes[e].next)
+            e = Int(self[e].next)
         }
         return result
     }
@@ -93,7 +105,7 @@ public struct JSONTape: Sendable {
     /// The path from the root to the node at `target`: object keys (as tape indices of key nodes) and
     /// array positions. Used for diagnostics only, so the walk is not on the hot path.
     public func pathComponents(to target: Int) -> [PathStep] {
-        nodes.withUnsafeBufferPointer { Self.path(nodes: $0, to: target) }
+        withNodes { Self.path(nodes: $0, to: target) }
     }
 
     /// The path to `target`, over a buffer of nodes. Works on a partial tape too (the reader
@@ -147,5 +159,32 @@ public struct JSONTape: Sendable {
         case key(Int)
         /// An array element, by position.
         case index(Int)
+    }
+}
+
+/// The memory behind a ``JSONTape``: a growable buffer of trivial nodes written through a pointer
+/// (no per-node uniqueness or capacity bookkeeping of an array).
+///
+/// `@unchecked Sendable`: it is only written by ``JSONReader`` through a tape that holds the only
+/// reference (the reader copies it first otherwise), so a shared storage is never mutated.
+final class NodeStorage: @unchecked Sendable {
+    private(set) var pointer: UnsafeMutablePointer<JSONNode>
+    private(set) var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 16)
+        pointer = .allocate(capacity: self.capacity)
+    }
+
+    deinit { pointer.deallocate() }
+
+    /// Grows to at least `minimum` nodes, keeping the first `count`.
+    func grow(minimum: Int, keeping count: Int) {
+        let newCapacity = max(minimum, capacity * 2)
+        let newPointer = UnsafeMutablePointer<JSONNode>.allocate(capacity: newCapacity)
+        newPointer.moveInitialize(from: pointer, count: count)
+        pointer.deallocate()
+        pointer = newPointer
+        capacity = newCapacity
     }
 }

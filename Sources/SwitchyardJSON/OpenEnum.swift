@@ -30,6 +30,11 @@ extension OpenEnum {
     public var description: String { known.map { "\($0)" } ?? "unrecognized(\(rawValue))" }
 
     public init(from decoder: any Decoder) throws {
+        if let fast = _JSONDecoder.unwrap(decoder) {
+            // The same read as the single-value container's, without the container.
+            self.init(rawValue: try fast.decodeString(at: fast.node, path: fast.codingPath))
+            return
+        }
         self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
     }
 

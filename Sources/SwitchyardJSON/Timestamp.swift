@@ -52,6 +52,19 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
     }
 
     public init(from decoder: any Decoder) throws {
+        if let fast = _JSONDecoder.unwrap(decoder) {
+            // Parse the bytes in place; make the String only for a valid timestamp.
+            let node = fast.state.nodes[fast.node]
+            if node.kind == .string && !node.isEscaped {
+                let raw = fast.state.raw(node)
+                guard let parsed = Self.parse(raw) else {
+                    throw DecodingError.dataCorrupted(.init(codingPath: fast.codingPath, debugDescription: "Expected an RFC 3339 timestamp."))
+                }
+                text = String(decoding: raw, as: UTF8.self)
+                (epochSeconds, nanoseconds, utcOffsetSeconds) = parsed
+                return
+            }
+        }
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         guard let value = Timestamp(rfc3339: text) else {

@@ -1,41 +1,228 @@
+import CSimdjsonBench
 import Foundation
 import Switchyard
 
-// Quick decode throughput probe (the full harness is scripts/bench.sh).
-let count = Int(CommandLine.arguments.dropFirst().first ?? "200000") ?? 200_000
-let only = CommandLine.arguments.dropFirst(2).first
-var generator = CorpusGenerator(seed: 1)
-var records: [[UInt8]] = []
-records.reserveCapacity(count)
-for _ in 0..<count { records.append(generator.next(.payments).value) }
-let bytes = records.reduce(0) { $0 + $1.count }
+// The Swift side of `make bench` (scripts/bench.sh drives it):
+//
+//   switchyard-bench corpus DIR COUNT [REPLAY_COUNT]   write DIR/{payments,feeds}.ndjson (COUNT records
+//                                                      each) and DIR/{topic}-replay.ndjson (REPLAY_COUNT)
+//   switchyard-bench run DIR REPS [TOPICS] [WORKLOADS] measure, one JSON object per line on stdout
+//   switchyard-bench probe COUNT [WORKLOAD]            a quick in-memory probe (profiling, callgrind)
+//
+// Every workload runs single-threaded over the same bytes: one warm-up pass, then REPS timed passes;
+// the best and the median are reported.
 
-func measure(_ name: String, _ records: [[UInt8]], _ body: () -> Int) {
-    if let only, name != only { return }
-    let start = ContinuousClock.now
-    let n = body()
-    let elapsed = ContinuousClock.now - start
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    print("\(name): \(Int(Double(records.count) / seconds)) records/s (\(n))")
-}
+let arguments = Array(CommandLine.arguments.dropFirst())
 
-var codec = TopicCodec(catalog: .payments, policy: .strict)
-measure("switchyard decode", records) {
-    var ok = 0
-    for r in records { if case .decoded = codec.decode(r).outcome { ok += 1 } }
-    return ok
-}
-measure("switchyard decode+encode", records) {
-    var ok = 0
-    for r in records {
-        if let e = codec.decode(r).event, let out = try? TopicCodec.canonicalBytes(of: e) { ok += out.count > 0 ? 1 : 0 }
+/// The seed: the same corpus on every machine.
+let corpusSeed: UInt64 = 6
+
+// MARK: - Corpus
+
+/// NDJSON records in one buffer, with the range of each line.
+struct Corpus {
+    /// The file's bytes plus simdjson's padding (zeros) after the end.
+    var bytes: [UInt8]
+    var byteCount: Int
+    var ranges: [Range<Int>]
+
+    init(path: String) throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        byteCount = data.count
+        bytes = [UInt8](data)
+        bytes.append(contentsOf: repeatElement(0, count: sy_simdjson_padding()))
+        ranges = []
+        var start = 0
+        for i in 0..<byteCount where bytes[i] == UInt8(ascii: "\n") {
+            if i > start { ranges.append(start..<i) }
+            start = i + 1
+        }
+        if start < byteCount { ranges.append(start..<byteCount) }
     }
-    return ok
+
+    var count: Int { ranges.count }
 }
-measure("foundation decode", Array(records.prefix(50_000))) {
-    var ok = 0
-    let decoder = JSONDecoder()
-    for r in records.prefix(50_000) { if (try? decoder.decode(PaymentEvent.self, from: Data(r))) != nil { ok += 1 } }
-    return ok
+
+func writeCorpus(directory: String, count: Int, replayCount: Int) throws {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    for catalog in [CatalogName.payments, .feeds] {
+        var generator = CorpusGenerator(seed: corpusSeed)
+        var small: [UInt8] = []
+        var large: [UInt8] = []
+        for i in 0..<max(count, replayCount) {
+            let record = generator.next(catalog).value
+            if i < count {
+                small.append(contentsOf: record)
+                small.append(UInt8(ascii: "\n"))
+            }
+            if i < replayCount {
+                large.append(contentsOf: record)
+                large.append(UInt8(ascii: "\n"))
+            }
+        }
+        try Data(small).write(to: URL(fileURLWithPath: "\(directory)/\(catalog.rawValue).ndjson"))
+        if replayCount > 0 {
+            try Data(large).write(to: URL(fileURLWithPath: "\(directory)/\(catalog.rawValue)-replay.ndjson"))
+        }
+    }
 }
-print("avg bytes/record: \(bytes / records.count)")
+
+// MARK: - Workloads
+
+/// One pass over the corpus; returns a count that depends on the work (so it cannot be dropped).
+typealias Pass = (Corpus) -> Int
+
+func switchyardDecode(_ catalog: CatalogName) -> Pass {
+    var codec = TopicCodec(catalog: catalog, policy: catalog.defaultPolicy)
+    return { corpus in
+        var decoded = 0
+        corpus.bytes.withUnsafeBytes { all in
+            for range in corpus.ranges {
+                let record = codec.decode(UnsafeRawBufferPointer(rebasing: all[range]))
+                if case .decoded = record.outcome { decoded += 1 }
+            }
+        }
+        return decoded
+    }
+}
+
+func switchyardRoundTrip(_ catalog: CatalogName) -> Pass {
+    var codec = TopicCodec(catalog: catalog, policy: catalog.defaultPolicy)
+    return { corpus in
+        var written = 0
+        corpus.bytes.withUnsafeBytes { all in
+            for range in corpus.ranges {
+                let record = codec.decode(UnsafeRawBufferPointer(rebasing: all[range]))
+                // What republishing sends: the canonical encoding, or an unknown event's own bytes.
+                if let event = record.event, let out = try? TopicCodec.canonicalBytes(of: event) { written += out.count }
+            }
+        }
+        return written
+    }
+}
+
+func foundationDecode(_ catalog: CatalogName) -> Pass {
+    func run<Catalog: EventCatalog>(_ type: Catalog.Type) -> Pass {
+        let decoder = JSONDecoder()
+        return { corpus in
+            var decoded = 0
+            for range in corpus.ranges {
+                // Data from the record's bytes, as a consumer handed a librdkafka buffer would build.
+                let data = corpus.bytes.withUnsafeBytes { Data(UnsafeRawBufferPointer(rebasing: $0[range])) }
+                do {
+                    _ = try decoder.decode(Catalog.self, from: data)
+                    decoded += 1
+                } catch let error as DecodingError {
+                    // Classify like Switchyard does, so that both pay for a diagnosis.
+                    decoded += DecodeFailure(error, type: nil).path.isEmpty ? 0 : 0
+                } catch {}
+            }
+            return decoded
+        }
+    }
+    switch catalog {
+    case .payments: return run(PaymentEvent.self)
+    case .feeds: return run(FeedEvent.self)
+    }
+}
+
+func simdjsonParse(_ catalog: CatalogName) -> Pass {
+    { corpus in
+        var valid = 0
+        var checksum = 0
+        corpus.bytes.withUnsafeBytes { all in
+            _ = sy_simdjson_parse_lines(all.baseAddress!.assumingMemoryBound(to: CChar.self), corpus.byteCount, &valid, &checksum)
+        }
+        return valid + checksum
+    }
+}
+
+nonisolated(unsafe) let workloads: [(peer: String, workload: String, make: (CatalogName) -> Pass)] = [
+    ("switchyard", "decode", switchyardDecode),
+    ("switchyard", "decode+encode", switchyardRoundTrip),
+    ("foundation", "decode", foundationDecode),
+    ("simdjson", "parse", simdjsonParse),
+]
+
+func seconds(_ d: Duration) -> Double {
+    Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+}
+
+/// A warm-up pass, then `reps` timed passes: best and median events/s.
+func measure(_ pass: Pass, _ corpus: Corpus, reps: Int) -> (best: Double, median: Double, result: Int) {
+    var result = pass(corpus)
+    var rates: [Double] = []
+    let clock = ContinuousClock()
+    for _ in 0..<reps {
+        let elapsed = clock.measure { result = pass(corpus) }
+        rates.append(Double(corpus.count) / seconds(elapsed))
+    }
+    rates.sort()
+    return (rates.last!, rates[rates.count / 2], result)
+}
+
+func run(directory: String, reps: Int, topics: [String], only: Set<String>?) throws {
+    for topic in topics {
+        guard let catalog = CatalogName(rawValue: topic) else { throw CommandError("unknown topic \(topic)") }
+        let corpus = try Corpus(path: "\(directory)/\(topic).ndjson")
+        for w in workloads where only?.contains("\(w.peer) \(w.workload)") ?? true {
+            let r = measure(w.make(catalog), corpus, reps: reps)
+            var line = JSONObject()
+            line.set("peer", w.peer)
+            line.set("workload", w.workload)
+            line.set("topic", topic)
+            line.set("records", corpus.count)
+            line.set("eventsPerSecond", r.best)
+            line.set("median", r.median)
+            line.set("ok", r.result)
+            FileHandle.standardOutput.write(Data((line.text + "\n").utf8))
+        }
+    }
+}
+
+/// A quick probe on generated records in memory: for perf and callgrind (`probe 20000 "switchyard decode"`).
+func probe(count: Int, only: String?, catalog: CatalogName) throws {
+    var generator = CorpusGenerator(seed: corpusSeed)
+    var text: [UInt8] = []
+    for _ in 0..<count {
+        text.append(contentsOf: generator.next(catalog).value)
+        text.append(UInt8(ascii: "\n"))
+    }
+    let path = NSTemporaryDirectory() + "switchyard-probe-\(getpid()).ndjson"
+    try Data(text).write(to: URL(fileURLWithPath: path))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let corpus = try Corpus(path: path)
+    for w in workloads where only == nil || "\(w.peer) \(w.workload)" == only {
+        let pass = w.make(catalog)
+        let clock = ContinuousClock()
+        var result = 0
+        let elapsed = clock.measure { result = pass(corpus) }
+        print("\(w.peer) \(w.workload): \(Int(Double(corpus.count) / seconds(elapsed))) records/s (\(result))")
+    }
+}
+
+struct CommandError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+do {
+    switch arguments.first {
+    case "corpus" where arguments.count >= 3:
+        try writeCorpus(directory: arguments[1], count: Int(arguments[2])!, replayCount: arguments.count > 3 ? Int(arguments[3])! : 0)
+    case "run" where arguments.count >= 3:
+        let topics = arguments.count > 3 ? arguments[3].split(separator: ",").map(String.init) : ["payments", "feeds"]
+        let only = arguments.count > 4 ? Set(arguments[4].split(separator: ",").map(String.init)) : nil
+        try run(directory: arguments[1], reps: Int(arguments[2])!, topics: topics, only: only)
+    case "probe":
+        let count = arguments.count > 1 ? Int(arguments[1])! : 200_000
+        let catalog = CatalogName(rawValue: ProcessInfo.processInfo.environment["PROBE_TOPIC"] ?? "payments") ?? .payments
+        try probe(count: count, only: arguments.count > 2 ? arguments[2] : nil, catalog: catalog)
+    default:
+        FileHandle.standardError.write(Data("usage: switchyard-bench corpus DIR COUNT [REPLAY_COUNT] | run DIR REPS [TOPICS] [WORKLOADS] | probe [COUNT] [WORKLOAD]\n".utf8))
+        exit(64)
+    }
+} catch {
+    FileHandle.standardError.write(Data("switchyard-bench: \(error)\n".utf8))
+    exit(70)
+}
