@@ -99,7 +99,12 @@ public final class KafkaProducer: Sendable {
     /// Flushes up to `timeout`, then stops: records still pending fail, later sends throw.
     public func close(timeout: Duration = .seconds(10)) async {
         guard state.withLock({ $0.beginClose() }) else { return }
-        try? await flush(deadline: .now + timeout)
+        do {
+            try await flush(deadline: .now + timeout)
+        } catch {
+            // Records still pending at the deadline are not lost silently: stopping the poll thread
+            // purges them, and each one's `send` throws its purge error to its caller.
+        }
         let action = state.withLock { $0.close() }
         if case .stopThread(let signal) = action {
             signal.requestStop()
