@@ -18,7 +18,8 @@ public struct InvariantViolation: Error, Sendable, CustomStringConvertible {
 ///   turned into `unknownType`;
 /// - a failure has a renderable path (root `""`, or a path that does not start with `.`), a
 ///   non-empty message, and the message holds no run of ``leakWindow`` bytes of the input;
-/// - invalid JSON (the reader rejects it) is `dataCorrupted` at the root;
+/// - invalid JSON (the reader rejects it) is `dataCorrupted` at the root (or at a duplicate key's
+///   path, when the duplicate comes before the syntax error: the first problem is reported);
 /// - a decoded record re-encodes canonically: `encode(decode(x))` keeps every input member,
 ///   decodes again as the same type, and encoding that again is byte-identical;
 /// - an unknown record is passed through byte-exact.
@@ -58,7 +59,9 @@ public struct DecodeInvariants {
             switch lenient.outcome {
             case .failed(let failure):
                 if let v = Self.checkFailure(name, failure, input: bytes) { return v }
-                if !validJSON && !(failure.kind == .dataCorrupted && failure.path.isEmpty) {
+                // Invalid JSON is dataCorrupted at the root — unless a duplicate key came first: the
+                // reader stops at the first problem, and a duplicate is reported at its path.
+                if !validJSON && !(failure.kind == .dataCorrupted && (failure.path.isEmpty || failure.message == "Duplicate key in object.")) {
                     return InvariantViolation(check: "\(name): invalid JSON classified", detail: "\(failure.kind) at '\(failure.path)'")
                 }
             case .decoded(let type):
