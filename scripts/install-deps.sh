@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(librdkafka-dev libmicrohttpd-dev libsimdjson-dev kcat prometheus pkg-config zlib1g-dev)
+packages=(librdkafka-dev libmicrohttpd-dev libsimdjson-dev kcat prometheus pkg-config zlib1g-dev time)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

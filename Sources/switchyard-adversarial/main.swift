@@ -2,7 +2,7 @@ import Foundation
 import SwitchyardFuzz
 
 // Writes the adversarial inputs of issue 8 for scripts/adversarial.sh: one file per input
-// (`NAME.ndjson`, the record on one line) and `manifest.tsv` (name, catalog, bytes, maxRecordBytes,
+// (`NAME.ndjson`, the record on one line) and `manifest.tsv` (fields separated by U+001F: name, catalog, bytes, maxRecordBytes,
 // expected outcome, kind, path, summary).
 // Usage: switchyard-adversarial DIR [SCALE]
 let arguments = CommandLine.arguments
@@ -20,6 +20,6 @@ for input in AdversarialInputs.all(scale: scale) {
         input.name, input.catalog.rawValue, String(input.bytes.count), input.maxRecordBytes.map(String.init) ?? "",
         input.outcome, input.kind?.rawValue ?? "", input.path ?? "", input.summary,
     ]
-    manifest += fields.joined(separator: "\t") + "\n"
+    manifest += fields.joined(separator: "\u{1F}") + "\n"
 }
 try Data(manifest.utf8).write(to: directory.appendingPathComponent("manifest.tsv"))
