@@ -9,7 +9,7 @@ ifdef CI
 SWIFT_FLAGS += -Xswiftc -warnings-as-errors
 endif
 
-.PHONY: deps build test deploy-test demo bench clean
+.PHONY: deps build test deploy-test demo bench fuzz adversarial hardening clean
 
 deps:
 	@scripts/install-deps.sh
@@ -35,6 +35,21 @@ demo: build
 bench: deps
 	$(SWIFT) build -c release
 	scripts/bench.sh
+
+## make fuzz: the libFuzzer targets (fuzz-decode, fuzz-differential), FUZZ_SECONDS each (default 300),
+## built with -sanitize=fuzzer,address in .build/fuzz; crashes land in .build/fuzz-artifacts/.
+FUZZ_SECONDS ?= 300
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
+
+## make adversarial: issue 8's hostile inputs through `switchyard replay`: outcome, time, peak RSS.
+adversarial: deps
+	scripts/adversarial.sh
+
+## make hardening: what CI runs after `make test`: 30 s per fuzz target and the adversarial table.
+hardening: deps
+	FUZZ_SECONDS=30 scripts/fuzz.sh
+	scripts/adversarial.sh
 
 clean:
 	rm -rf .build .venv

@@ -54,6 +54,13 @@ let package = Package(
             name: "CSimdjsonBench",
             linkerSettings: [.linkedLibrary("simdjson")]
         ),
+        /// Fuzz invariants, the Foundation differential and the adversarial-input generator (issue 8).
+        .target(name: "SwitchyardFuzz", dependencies: ["Switchyard"]),
+        /// libFuzzer targets: `make fuzz` builds them with -sanitize=fuzzer; a normal build replays files.
+        .executableTarget(name: "fuzz-decode", dependencies: ["SwitchyardFuzz"]),
+        .executableTarget(name: "fuzz-differential", dependencies: ["SwitchyardFuzz"]),
+        /// Writes the adversarial inputs for scripts/adversarial.sh.
+        .executableTarget(name: "switchyard-adversarial", dependencies: ["SwitchyardFuzz"]),
         /// Bounded waits and unique names for the test targets (not a product).
         .target(name: "SwitchyardTestSupport", dependencies: ["SwitchyardKafka"]),
         /// Counters, gauges and histograms with capped wire labels, rendered as Prometheus text.
@@ -78,6 +85,8 @@ let package = Package(
         /// The worker end to end on the embedded broker: policies, dead letters, halts, faults.
         .testTarget(name: "IntegrationTests", dependencies: ["Switchyard", "SwitchyardTestSupport"]),
         .testTarget(name: "SwitchyardMetricsTests", dependencies: ["SwitchyardMetrics"]),
+        /// Fuzz invariants on the seed corpus, adversarial inputs, label caps and redaction (issue 8).
+        .testTarget(name: "HardeningTests", dependencies: ["SwitchyardFuzz", "SwitchyardTestSupport"]),
         .testTarget(name: "SwitchyardHTTPTests", dependencies: ["SwitchyardHTTP", "SwitchyardMetrics", "SwitchyardTestSupport"]),
     ],
     swiftLanguageModes: [.v6],

@@ -6,6 +6,9 @@ public struct ReplayOptions: Sendable {
     public var topics: [String: (catalog: CatalogName, policy: TopicPolicy)] = [:]
     /// Check the encoding rules on every decoded record.
     public var roundTrip = false
+    /// Largest record value decoded; a larger one is `dataCorrupted` "record larger than N bytes", as
+    /// in the worker (its config's `maxRecordBytes`). Default: the reader's 64 MiB.
+    public var maxRecordBytes = JSONReader.Options().maxBytes
 
     public init(topic: (name: String, catalog: CatalogName, policy: TopicPolicy)? = nil) {
         self.topic = topic
@@ -163,7 +166,11 @@ public struct Replayer {
         } else {
             throw NoCatalog(topic: record.topic)
         }
-        if codecs[topic] == nil { codecs[topic] = TopicCodec(catalog: catalog, policy: policy) }
+        if codecs[topic] == nil {
+            codecs[topic] = TopicCodec(
+                catalog: catalog, policy: policy,
+                readerOptions: JSONReader.Options(maxBytes: options.maxRecordBytes, rejectDuplicateKeys: true))
+        }
         // Mutate in place: a copy would make the codec's reusable buffers copy on write.
         let decoded = codecs[topic]!.decode(record.value)
         var problem: String?

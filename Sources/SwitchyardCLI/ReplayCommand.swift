@@ -19,7 +19,8 @@ struct ReplayCommand: Command {
           --topic NAME      Catalog and policy for every record: payments (strict) or feeds (lenient).
                             Without it, kcat envelopes name their topic.
           --policy P        Override the topic's policy: strict or lenient.
-          --config FILE     The worker's config: topic name → catalog, policy and republish target, for
+          --config FILE     The worker's config: topic name → catalog, policy, republish target and
+                            maxRecordBytes (larger records fail as the worker fails them), for
                             dumps whose envelopes name the worker's topics.
           --format F        auto (default), ndjson or kcat.
           --json            Print one summary object.
@@ -117,6 +118,7 @@ struct ReplayCommand: Command {
                 throw CommandError(.config, "\(configPath): \(error)")
             }
             for (name, topic) in config!.topics { options.topics[name] = (topic.catalog, topic.policy) }
+            options.maxRecordBytes = config!.maxRecordBytes
         }
         var publisher: Publisher?
         if republish {

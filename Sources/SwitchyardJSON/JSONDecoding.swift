@@ -247,10 +247,63 @@ final class DecoderState {
             return value
         }
         // Fraction or exponent: accept it when it is exactly an integer (as Foundation does for 1e2, 1.0).
-        guard let double = self.double(node), double.isFinite, double.rounded(.towardZero) == double else { return nil }
-        // Doubles above 2^53 are not exact; refuse rather than guess.
-        guard abs(double) <= 9_007_199_254_740_992 else { return nil }
-        return T(exactly: double)
+        // Decided on the decimal text, not a Double: 1.0000000000000000001 and 1e-400 round to
+        // integral Doubles but are not integers (fuzzing found 0.000…01 decoding as 0).
+        guard let exact = Self.exactInteger(bytes) else { return nil }
+        // Doubles above 2^53 are not exact; refuse rather than guess (unchanged rule).
+        guard exact.magnitude <= 9_007_199_254_740_992 else { return nil }
+        return T(exactly: exact)
+    }
+
+    /// The value of a validated JSON number with a fraction or exponent, if it is an integer that
+    /// fits in an Int64.
+    static func exactInteger(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        var i = 0
+        let negative = bytes[0] == UInt8(ascii: "-")
+        if negative { i = 1 }
+        var digits: [UInt8] = []  // significant digits of integer and fraction parts
+        var fractionDigits = 0
+        var inFraction = false
+        while i < bytes.count, bytes[i] != UInt8(ascii: "e"), bytes[i] != UInt8(ascii: "E") {
+            if bytes[i] == UInt8(ascii: ".") {
+                inFraction = true
+            } else {
+                if !(digits.isEmpty && bytes[i] == UInt8(ascii: "0")) { digits.append(bytes[i] &- UInt8(ascii: "0")) }
+                if inFraction { fractionDigits += 1 }
+            }
+            i += 1
+        }
+        var exponent = 0
+        if i < bytes.count {
+            i += 1
+            var exponentNegative = false
+            if bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
+                exponentNegative = bytes[i] == UInt8(ascii: "-")
+                i += 1
+            }
+            while i < bytes.count {
+                // Saturate: anything past a million digits of scale is out of range or not an integer.
+                exponent = min(exponent * 10 + Int(bytes[i] &- UInt8(ascii: "0")), 1_000_000)
+                i += 1
+            }
+            if exponentNegative { exponent = -exponent }
+        }
+        // Leading zeros were dropped; drop trailing zeros into the exponent.
+        while let last = digits.last, last == 0 {
+            digits.removeLast()
+            exponent += 1
+        }
+        if digits.isEmpty { return 0 }
+        let scale = exponent - fractionDigits
+        guard scale >= 0, digits.count + scale <= 19 else { return nil }
+        var value: Int64 = 0
+        for d in digits + Array(repeating: 0, count: scale) {
+            let (m, o1) = value.multipliedReportingOverflow(by: 10)
+            let (s, o2) = negative ? m.subtractingReportingOverflow(Int64(d)) : m.addingReportingOverflow(Int64(d))
+            if o1 || o2 { return nil }
+            value = s
+        }
+        return value
     }
 
     /// Reads a number as a Double (nil if it is not finite).

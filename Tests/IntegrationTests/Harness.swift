@@ -59,6 +59,18 @@ final class Harness: Sendable {
         return try await take(count, from: consumer, store: false, within: limit)
     }
 
+    /// Reads every record of `topics` from the beginning (a fresh group), until `count` arrived.
+    func readAllTopics(_ topics: [String], count: Int, within limit: Duration = .seconds(60)) async throws -> [KafkaRecord] {
+        guard count > 0 else { return [] }
+        let consumer = try KafkaConsumer.make(
+            configuration: KafkaConsumerConfiguration(
+                groupID: unique("reader"), topics: topics,
+                kafka: KafkaConfiguration(bootstrapServers: [broker.bootstrapServers], clientID: "reader", properties: Self.fastKafka, logLevel: .error)),
+            logger: NoOpKafkaLogger())
+        defer { Task { await consumer.close() } }
+        return try await take(count, from: consumer, store: false, within: limit)
+    }
+
     /// The group's committed offsets (next offset to read) for `partitions`, read without joining it.
     func committed(_ partitions: [KafkaTopicPartition], group: String? = nil) async throws -> [KafkaTopicPartition: Int64] {
         try await KafkaConsumer.committedOffsets(
@@ -73,9 +85,9 @@ final class RunningWorker: Sendable {
     let task: Task<Void, any Error>
     let logs: InMemoryLogHandler
 
-    init(_ configuration: WorkerConfiguration, handlers: EventHandlers = EventHandlers()) throws {
+    init(_ configuration: WorkerConfiguration, handlers: EventHandlers = EventHandlers(), kafkaLogLevel: KafkaLogLevel = .error) throws {
         logs = InMemoryLogHandler()
-        worker = try Worker(configuration: configuration, handlers: handlers, logger: Logger(handler: logs, level: .debug), kafkaLogLevel: .error)
+        worker = try Worker(configuration: configuration, handlers: handlers, logger: Logger(handler: logs, level: .debug), kafkaLogLevel: kafkaLogLevel)
         let worker = self.worker
         task = Task { try await worker.run() }
     }
