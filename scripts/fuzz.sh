@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets (issue 8) for FUZZ_SECONDS each and prints one line per target:
 # executions, corpus size, crashes. Exit 1 if any target crashed (the crashing input is kept in
-# .build/fuzz-artifacts/TARGET/ and replays without sanitizers: .build/debug/TARGET FILE).
+# .build/fuzz-artifacts/TARGET/ (logs in .build/fuzz-logs/) and replays without sanitizers: .build/debug/TARGET FILE).
 #
 #   FUZZ_SECONDS=300 scripts/fuzz.sh                 # what `make fuzz` runs
 #   FUZZ_SECONDS=30 scripts/fuzz.sh fuzz-decode      # one target
@@ -75,14 +75,20 @@ status=0
 for target in "${TARGETS[@]}"; do
     corpus=.build/fuzz-corpus/$target
     artifacts=.build/fuzz-artifacts/$target/
-    log=.build/fuzz-corpus/$target.log
-    mkdir -p "$corpus" "$artifacts"
+    log=.build/fuzz-logs/$target.log
+    mkdir -p "$corpus" "$artifacts" .build/fuzz-logs
+    rm -f .build/fuzz-corpus/fuzz-*.log
     marker=$(mktemp)
+    # -jobs makes libFuzzer write fuzz-N.log files into the working directory: only when asked for.
+    parallel=()
+    [ "$JOBS" -gt 1 ] && parallel=(-jobs="$JOBS" -workers="$JOBS")
     set +e
-    "$BIN/$target" "$corpus" "$SEEDS" -dict="$DICT" -max_total_time="$SECONDS_PER_TARGET" -max_len=4096 \
-        -timeout=10 -rss_limit_mb=2048 -jobs="$JOBS" -workers="$JOBS" -artifact_prefix="$artifacts" -print_final_stats=1 >"$log" 2>&1
+    (cd .build/fuzz-corpus && "$BIN/$target" "$target" seeds -dict=json.dict -max_total_time="$SECONDS_PER_TARGET" -max_len=4096 \
+        -timeout=10 -rss_limit_mb=2048 "${parallel[@]}" -artifact_prefix="../fuzz-artifacts/$target/" -print_final_stats=1) >"$log" 2>&1
     rc=$?
     set -e
+    # With -jobs, each worker's stats are in .build/fuzz-corpus/fuzz-N.log; without, in $log.
+    if [ "$JOBS" -gt 1 ]; then cat .build/fuzz-corpus/fuzz-*.log >> "$log"; rm -f .build/fuzz-corpus/fuzz-*.log; fi
     runs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{s+=$2} END {print s+0}')
     corpus_size=$(find "$corpus" -type f | wc -l)
     crashes=$(find "$artifacts" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) -newer "$marker" 2>/dev/null | wc -l)

@@ -122,7 +122,7 @@ struct FaultTests {
         let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1, "feeds.out": 1])
         let keys = try await Self.produce(harness, count: 40, partitions: 1)
         // Retriable errors (librdkafka retries them itself), then non-retriable ones (the worker retries).
-        harness.broker.pushRequestErrors(.produce, Array(repeating: .notLeaderForPartition, count: 5) + Array(repeating: .topicAuthorizationFailed, count: 20))
+        harness.broker.pushRequestErrors(.produce, Array(repeating: .notLeaderForPartition, count: 5) + Array(repeating: .topicAuthorizationFailed, count: 8))
         let worker = try RunningWorker(Self.configuration(harness))
         try await eventually(.seconds(120), "all handled") { worker.counter("switchyard_records_total", ["topic": "feeds"]) == 40 }
         try await eventually(.seconds(60), "all acknowledged") {
