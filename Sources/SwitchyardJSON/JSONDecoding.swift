@@ -82,6 +82,12 @@ public final class DecodingWorkspace {
         decoder = _JSONDecoder(state: state, node: 0)
     }
 
+    deinit {
+        // Cached containers hold the decoder, which holds the state, which holds the cache: break
+        // the cycle, or every workspace (and its decoder) would outlive its last use.
+        state.containerCache.removeAll()
+    }
+
     /// Runs `body` with this workspace's decoder over `bytes` and the tape; the scratch is cleared first.
     func withDecoder<R>(bytes: UnsafeRawBufferPointer, _ body: (_JSONDecoder) throws -> R) rethrows -> R {
         let count = tape.count
@@ -92,6 +98,7 @@ public final class DecodingWorkspace {
                 view.update(repeating: 0)
                 if busy {
                     let state = DecoderState()
+                    defer { state.containerCache.removeAll() }  // the same cycle as in deinit
                     state.reset(bytes: bytes, nodes: nodes, scratch: view)
                     return try body(_JSONDecoder(state: state, node: 0))
                 }
