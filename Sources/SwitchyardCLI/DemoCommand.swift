@@ -107,16 +107,16 @@ struct DemoCommand: Command {
             metrics: MetricsConfiguration(host: "127.0.0.1", port: metricsPort), shutdownTimeoutSeconds: 10,
             kafka: ["heartbeat.interval.ms": "500", "session.timeout.ms": "6000", "auto.commit.interval.ms": "500", "statistics.interval.ms": "1000"])
         let worker: Worker
-        let server: HTTPServerHandle
+        let server: HTTPServer
         do {
             // The summary below tells the story; `switchyard consume` logs JSON lines instead.
             worker = try Worker(configuration: configuration, logger: Logger(handler: InMemoryLogHandler(), level: .error), kafkaLogLevel: .critical)
             do {
-                server = HTTPServerHandle(try worker.serveEndpoints())
+                server = try worker.serveEndpoints()
             } catch let error as WorkerError where !metricsPortGiven {
                 // 9464 is taken (another worker, another demo): any free port will do for a demo.
                 out.line("Port \(metricsPort) is busy (\(error.reason)); serving /metrics on a free port instead.")
-                server = HTTPServerHandle(try worker.serveEndpoints(port: 0))
+                server = try worker.serveEndpoints(port: 0)
             }
         } catch let error as WorkerError {
             throw CommandError(error)
@@ -138,8 +138,8 @@ struct DemoCommand: Command {
         out.write(Self.summary(worker: worker, deadLetters: deadLetters))
         out.line()
         out.line(stay ? "Look around (the broker and worker stay up until Ctrl-C):" : "Run `switchyard demo --stay` to keep the broker and worker up, then look around:")
-        out.line("  curl -s http://127.0.0.1:\(server.server.port)/metrics | grep '^switchyard_'")
-        out.line("  curl -s http://127.0.0.1:\(server.server.port)/status")
+        out.line("  curl -s http://127.0.0.1:\(server.port)/metrics | grep '^switchyard_'")
+        out.line("  curl -s http://127.0.0.1:\(server.port)/status")
         out.line("  kcat -b \(broker.bootstrapServers) -C -t feeds.dlq -J -e")
         if let halted = worker.status.halted.first {
             out.line("  switchyard release --brokers \(broker.bootstrapServers) --group switchyard-demo --topic \(halted.key.topic) \\")
@@ -155,7 +155,7 @@ struct DemoCommand: Command {
         } catch let error as WorkerError {
             throw CommandError(error)
         }
-        server.server.stop()
+        server.stop()
         withExtendedLifetime(broker) {}
         return .success
     }
@@ -223,10 +223,4 @@ struct DemoCommand: Command {
         if worker.status.halted.isEmpty { text += "\n(no partition halted)\n" }
         return text
     }
-}
-
-/// Keeps the HTTP server referenced for the demo's lifetime.
-struct HTTPServerHandle {
-    let server: HTTPServer
-    init(_ server: HTTPServer) { self.server = server }
 }

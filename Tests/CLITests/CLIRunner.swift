@@ -1,17 +1,12 @@
 import Foundation
+import SwitchyardTestSupport
 import Testing
 
 /// Runs the built `switchyard` binary, like swift-argument-parser's `AssertExecuteCommand`.
 enum CLI {
-    /// The package root (three levels above this file).
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    /// The built binary: next to the test bundle, else `.build/debug/switchyard`.
-    static let binary: URL = {
-        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("switchyard")
-        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
-        return packageRoot.appendingPathComponent(".build/debug/switchyard")
-    }()
+    /// The package root and the built binary: the test support module's, one definition for all targets.
+    static let packageRoot = SwitchyardTestSupport.packageRoot
+    static let binary = switchyardBinary
 
     struct Result {
         var exitCode: Int32

@@ -8,7 +8,7 @@ import SwitchyardTestSupport
 @Suite(.serialized) struct ReplayCommandTests {
     typealias Expectation = Fixtures.Expectation
 
-    static let fixtures = CLI.packageRoot.appendingPathComponent("Tests/SwitchyardCatalogTests/Fixtures")
+    static let fixtures = Fixtures.directory
 
     static func expectations(topic: String) throws -> [Expectation] {
         try Fixtures.expectations(topic: topic)
