@@ -70,15 +70,12 @@ public struct TopicCodec {
     public let catalog: CatalogName
     /// The policy.
     public let policy: TopicPolicy
-    private var decoder: any CatalogDecoding
+    private var decoder: CatalogDecoders
 
     public init(catalog: CatalogName, policy: TopicPolicy, readerOptions: JSONReader.Options = .init(rejectDuplicateKeys: true)) {
         self.catalog = catalog
         self.policy = policy
-        switch catalog {
-        case .payments: decoder = CatalogDecoder<PaymentEvent>(readerOptions: readerOptions)
-        case .feeds: decoder = CatalogDecoder<FeedEvent>(readerOptions: readerOptions)
-        }
+        decoder = CatalogDecoders(catalog: catalog, readerOptions: readerOptions)
     }
 
     /// Decodes a record value; nil is a tombstone.
@@ -100,7 +97,9 @@ public struct TopicCodec {
     /// What republishing sends for a decoded or unknown record: the canonical encoding of a known
     /// event, the original bytes of an unknown one.
     public static func canonicalBytes(of event: any EventCatalog) throws -> [UInt8] {
-        try CanonicalJSONEncoder().encode(event)
+        var writer = CanonicalWriter()
+        if event.writeCanonical(to: &writer) { return writer.bytes }
+        return try CanonicalJSONEncoder().encode(event)
     }
 
     /// Checks the encoding rules on one decoded record: input ⊆ encode(decode(input)), and
@@ -130,23 +129,30 @@ public struct TopicCodec {
     }
 }
 
-/// Type erasure over `EventDecoder<Catalog>`.
-protocol CatalogDecoding {
-    mutating func decode(_ value: UnsafeRawBufferPointer) -> DecodedRecord
-}
+/// The decoder of each shipped catalog, held as its concrete type so that the whole decode path is
+/// specialized for the catalog (no generic metadata lookups per record).
+struct CatalogDecoders {
+    var payments: EventDecoder<PaymentEvent>?
+    var feeds: EventDecoder<FeedEvent>?
 
-struct CatalogDecoder<Catalog: EventCatalog>: CatalogDecoding {
-    var decoder: EventDecoder<Catalog>
-
-    init(readerOptions: JSONReader.Options) {
-        decoder = EventDecoder<Catalog>(readerOptions: readerOptions)
+    init(catalog: CatalogName, readerOptions: JSONReader.Options) {
+        switch catalog {
+        case .payments: payments = EventDecoder(readerOptions: readerOptions)
+        case .feeds: feeds = EventDecoder(readerOptions: readerOptions)
+        }
     }
 
     mutating func decode(_ value: UnsafeRawBufferPointer) -> DecodedRecord {
-        let (outcome, unknownFields) = decoder.decode(value)
-        switch outcome {
+        if payments != nil {
+            return Self.record(payments!.decode(value), knownType: payments!.lastKnownType)
+        }
+        return Self.record(feeds!.decode(value), knownType: feeds!.lastKnownType)
+    }
+
+    @inline(__always) static func record<Catalog>(_ result: (outcome: DecodeOutcome<Catalog>, unknownFields: Int), knownType: String?) -> DecodedRecord {
+        switch result.outcome {
         case .decoded(let event):
-            return DecodedRecord(outcome: .decoded(type: decoder.lastKnownType ?? event.type), unknownFields: unknownFields, event: event)
+            return DecodedRecord(outcome: .decoded(type: knownType ?? event.type), unknownFields: result.unknownFields, event: event)
         case .unknown(let event, let type):
             return DecodedRecord(outcome: .unknown(type: type), unknownFields: 0, event: event)
         case .failed(let failure):

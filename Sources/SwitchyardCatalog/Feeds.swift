@@ -37,7 +37,7 @@ public struct PostCreated: Event, Hashable {
         self.mediaCount = mediaCount
     }
 
-    enum CodingKeys: String, EnvelopeCodingKey { case id, occurredAt, schemaVersion, postId, authorId, text, tags, visibility, mediaCount }
+    enum CodingKeys: String, EnvelopeCodingKey, CaseIterable { case id, occurredAt, schemaVersion, postId, authorId, text, tags, visibility, mediaCount }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -78,7 +78,7 @@ public struct PostLiked: Event, Hashable {
         self.userId = userId
     }
 
-    enum CodingKeys: String, EnvelopeCodingKey { case id, occurredAt, schemaVersion, postId, userId }
+    enum CodingKeys: String, EnvelopeCodingKey, CaseIterable { case id, occurredAt, schemaVersion, postId, userId }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -115,7 +115,7 @@ public struct CommentAdded: Event, Hashable {
         self.text = text
     }
 
-    enum CodingKeys: String, EnvelopeCodingKey { case id, occurredAt, schemaVersion, postId, commentId, authorId, text }
+    enum CodingKeys: String, EnvelopeCodingKey, CaseIterable { case id, occurredAt, schemaVersion, postId, commentId, authorId, text }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -152,7 +152,7 @@ public struct UserFollowed: Event, Hashable {
         self.followeeId = followeeId
     }
 
-    enum CodingKeys: String, EnvelopeCodingKey { case id, occurredAt, schemaVersion, followerId, followeeId }
+    enum CodingKeys: String, EnvelopeCodingKey, CaseIterable { case id, occurredAt, schemaVersion, followerId, followeeId }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)

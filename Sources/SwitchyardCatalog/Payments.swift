@@ -35,7 +35,7 @@ public struct PaymentFailureReason: Codable, Sendable, Hashable {
         self.message = message
     }
 
-    enum CodingKeys: String, CodingKey { case code, message }
+    enum CodingKeys: String, CodingKey, CaseIterable { case code, message }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -74,7 +74,7 @@ public struct PaymentAuthorized: Event, Hashable {
         self.card = card
     }
 
-    enum CodingKeys: String, EnvelopeCodingKey { case id, occurredAt, schemaVersion, paymentId, amount, merchant, method, card }
+    enum CodingKeys: String, EnvelopeCodingKey, CaseIterable { case id, occurredAt, schemaVersion, paymentId, amount, merchant, method, card }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -118,7 +118,7 @@ public struct PaymentCaptured: Event, Hashable {
         self.installments = installments
     }
 
-    enum CodingKeys: String, EnvelopeCodingKey { case id, occurredAt, schemaVersion, paymentId, amount, merchant, installments }
+    enum CodingKeys: String, EnvelopeCodingKey, CaseIterable { case id, occurredAt, schemaVersion, paymentId, amount, merchant, installments }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -157,7 +157,7 @@ public struct PaymentRefunded: Event, Hashable {
         self.reason = reason
     }
 
-    enum CodingKeys: String, EnvelopeCodingKey { case id, occurredAt, schemaVersion, paymentId, amount, reason }
+    enum CodingKeys: String, EnvelopeCodingKey, CaseIterable { case id, occurredAt, schemaVersion, paymentId, amount, reason }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -194,7 +194,7 @@ public struct PaymentFailed: Event, Hashable {
         self.failure = failure
     }
 
-    enum CodingKeys: String, EnvelopeCodingKey { case id, occurredAt, schemaVersion, paymentId, amount, failure }
+    enum CodingKeys: String, EnvelopeCodingKey, CaseIterable { case id, occurredAt, schemaVersion, paymentId, amount, failure }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)

@@ -14,7 +14,7 @@ public struct Money: Codable, Sendable, Hashable {
         self.currency = currency
     }
 
-    enum CodingKeys: String, CodingKey { case value, currency }
+    enum CodingKeys: String, CodingKey, CaseIterable { case value, currency }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -45,7 +45,7 @@ public struct Merchant: Codable, Sendable, Hashable {
         self.country = country
     }
 
-    enum CodingKeys: String, CodingKey { case id, name, country }
+    enum CodingKeys: String, CodingKey, CaseIterable { case id, name, country }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -79,7 +79,7 @@ public struct Card: Codable, Sendable, Hashable {
         self.expYear = expYear
     }
 
-    enum CodingKeys: String, CodingKey { case brand, last4, expMonth, expYear }
+    enum CodingKeys: String, CodingKey, CaseIterable { case brand, last4, expMonth, expYear }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)

@@ -44,6 +44,9 @@ public protocol EventCatalog: Codable, Sendable {
     static func unknown(type: String, raw: RawJSON) -> Self
     /// The event, or the unknown tag and bytes.
     var content: EventContent { get }
+    /// Writes the canonical encoding with ``CanonicalWriter``; returns false when the catalog has no
+    /// fast path, and ``CanonicalJSONEncoder`` writes it instead. Default: false.
+    func writeCanonical(to writer: inout CanonicalWriter) -> Bool
 }
 
 /// One entry of ``EventCatalog/eventTypes``: a tag, how to decode its payload, how to wrap it.
@@ -53,6 +56,8 @@ public struct EventType<Catalog>: Sendable {
     /// The payload type.
     public let payload: any Event.Type
     let decode: @Sendable (any Decoder) throws -> Catalog
+    /// The fast path's reader, when the payload type has one.
+    @usableFromInline let fastDecode: (@Sendable (inout JSONCursor) throws(FastPathBail) -> Catalog)?
     let utf8: [UInt8]
 
     /// An entry for `event`, wrapped into the catalog by `wrap` (usually the enum case).
@@ -61,11 +66,65 @@ public struct EventType<Catalog>: Sendable {
         utf8 = Array(E.type.utf8)
         payload = E.self
         decode = { decoder in wrap(try E(from: decoder)) }
+        fastDecode = nil
+    }
+
+    /// An entry for an event with a fast path (``FastCodable``).
+    public init<E: Event & FastCodable>(_ event: E.Type, _ wrap: @escaping @Sendable (E) -> Catalog) {
+        type = E.type
+        utf8 = Array(E.type.utf8)
+        payload = E.self
+        decode = { decoder in wrap(try E(from: decoder)) }
+        fastDecode = { cursor throws(FastPathBail) in wrap(try E(reading: &cursor)) }
+    }
+
+    @usableFromInline func matches(_ tag: UnsafeBufferPointer<UInt8>) -> Bool {
+        utf8.count == tag.count && utf8.withUnsafeBufferPointer { memcmp($0.baseAddress!, tag.baseAddress!, tag.count) == 0 }
+    }
+}
+
+/// What the fast path decided for one record.
+public struct FastDecoded<Catalog: EventCatalog> {
+    /// The value.
+    public var value: Catalog
+    /// The known event type's tag; nil for an unknown tag.
+    public var knownType: String?
+    /// Members kept in ``UnknownFields`` bags anywhere in the value.
+    public var unknownFieldCount: Int
+
+    @inlinable init(value: Catalog, knownType: String?, unknownFieldCount: Int) {
+        self.value = value
+        self.knownType = knownType
+        self.unknownFieldCount = unknownFieldCount
     }
 }
 
 extension EventCatalog {
     public static var tagKey: String { "type" }
+
+    /// Writes the canonical encoding directly; false when this catalog has no fast path (the default).
+    public func writeCanonical(to writer: inout CanonicalWriter) -> Bool { false }
+
+    /// Decodes a record on the fast path, or returns nil to leave it to the general decoder: for any
+    /// failure, and for valid records the fast path does not handle (see ``JSONCursor``).
+    @inlinable public static func decodeFast(_ bytes: UnsafeRawBufferPointer, options: JSONReader.Options) -> FastDecoded<Self>? {
+        do throws(FastPathBail) {
+            var cursor = try JSONCursor(bytes, options: options)
+            let tag = try cursor.findTag(tagKey)
+            let types = eventTypes
+            for k in types.indices where types[k].matches(tag) {
+                guard let decode = types[k].fastDecode else { return nil }
+                let value = try decode(&cursor)
+                try cursor.finish()
+                return FastDecoded(value: value, knownType: types[k].type, unknownFieldCount: cursor.unknownFieldCount)
+            }
+            let type = String(decoding: tag, as: UTF8.self)
+            try cursor.validateDocument()
+            return FastDecoded(value: unknown(type: type, raw: RawJSON(bytes: Array(bytes))), knownType: nil, unknownFieldCount: 0)
+        } catch {
+            return nil
+        }
+    }
 
     /// The tag of this value (a known event's type, or the unknown tag).
     public var type: String {

@@ -69,26 +69,46 @@ public enum DecodeOutcome<Catalog: EventCatalog>: Sendable {
 }
 
 /// Decodes records of one catalog, reusing its buffers between records. Not thread-safe: one per thread.
+///
+/// A record goes to the fast path first (``EventCatalog/decodeFast(_:options:)``); what the fast path does
+/// not decide goes to the general decoder, which gives the exact diagnosis.
 public struct EventDecoder<Catalog: EventCatalog> {
     /// The decoder (duplicate keys rejected).
     public var decoder: SwitchyardJSONDecoder
-    private let workspace = DecodingWorkspace()
+    @usableFromInline let workspace = DecodingWorkspace()
+    @usableFromInline var _lastKnownType: String?
     /// The tag of the last record when it was a known type (saves asking the event, which boxes it).
-    public private(set) var lastKnownType: String?
+    public var lastKnownType: String? { _lastKnownType }
 
-    public init(readerOptions: JSONReader.Options = JSONReader.Options(rejectDuplicateKeys: true)) {
+    /// Whether records go to the fast path first. Default: true; the tests turn it off to compare the paths.
+    public var usesFastPath: Bool
+
+    public init(readerOptions: JSONReader.Options = JSONReader.Options(rejectDuplicateKeys: true), usesFastPath: Bool = true) {
         decoder = SwitchyardJSONDecoder(readerOptions: readerOptions)
+        self.usesFastPath = usesFastPath
     }
 
     /// Decodes one record value.
     ///
     /// - Returns: the outcome and the number of unknown fields kept.
-    public mutating func decode(_ bytes: UnsafeRawBufferPointer) -> (outcome: DecodeOutcome<Catalog>, unknownFields: Int) {
+    @inlinable public mutating func decode(_ bytes: UnsafeRawBufferPointer) -> (outcome: DecodeOutcome<Catalog>, unknownFields: Int) {
+        _lastKnownType = nil
+        if usesFastPath, let fast = Catalog.decodeFast(bytes, options: decoder.readerOptions) {
+            guard let knownType = fast.knownType else {
+                return (.unknown(fast.value, type: fast.value.type), 0)
+            }
+            _lastKnownType = knownType
+            return (.decoded(fast.value), fast.unknownFieldCount)
+        }
+        return decodeGeneral(bytes)
+    }
+
+    /// The general path: every record the fast path leaves, and every failure's diagnosis.
+    @usableFromInline mutating func decodeGeneral(_ bytes: UnsafeRawBufferPointer) -> (outcome: DecodeOutcome<Catalog>, unknownFields: Int) {
         do {
-            lastKnownType = nil
             let (value, report) = try decoder.decode(Catalog.self, from: bytes, workspace: workspace)
             if let knownType = report.knownType {
-                lastKnownType = knownType
+                _lastKnownType = knownType
                 return (.decoded(value), report.unknownFieldCount)
             }
             if case .unknown(let type, _) = value.content { return (.unknown(value, type: type), 0) }

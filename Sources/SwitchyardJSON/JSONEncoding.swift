@@ -184,22 +184,7 @@ final class _JSONWriter: Encoder {
     // MARK: Scalars
 
     @inline(__always) func writeInteger<T: FixedWidthInteger>(_ value: T) {
-        if value == 0 {
-            out.append(UInt8(ascii: "0"))
-            return
-        }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var i = buffer.count
-            var magnitude = value.magnitude
-            while magnitude > 0 {
-                i -= 1
-                buffer[i] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
-                magnitude /= 10
-            }
-            if value < 0 { out.append(UInt8(ascii: "-")) }
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[i...]))
-        }
+        JSONNumber.appendInteger(value, to: &out)
     }
 
     func writeFloatingPoint<T: BinaryFloatingPoint & LosslessStringConvertible>(_ value: T) throws {

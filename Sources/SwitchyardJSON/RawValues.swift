@@ -38,17 +38,26 @@ public struct RawJSON: Codable, Sendable, Hashable {
 /// `encode(to:)` with ``encode(to:)``: unknown members then follow the known ones, exactly as the
 /// producer wrote them (digits, escapes).
 public struct UnknownFields: Sendable, Hashable {
+    /// The members, nil when there are none: most records have none, and an empty bag then costs
+    /// nothing to copy (no reference counting).
+    @usableFromInline var members: Members?
+
+    @usableFromInline struct Members: Sendable, Hashable {
+        @usableFromInline var text: [UInt8] = []
+        @usableFromInline var keys: [String] = []
+    }
+
     /// The members as compact JSON text without braces: `"k":v,"k2":v2`.
-    public private(set) var text: [UInt8] = []
+    public var text: [UInt8] { members?.text ?? [] }
     /// The keys, unescaped, in original order.
-    public private(set) var keys: [String] = []
+    public var keys: [String] { members?.keys ?? [] }
 
     public init() {}
 
     /// Whether there are no unknown members.
-    public var isEmpty: Bool { keys.isEmpty }
+    @inlinable public var isEmpty: Bool { members == nil }
     /// The number of unknown members.
-    public var count: Int { keys.count }
+    public var count: Int { members?.keys.count ?? 0 }
 
     /// Collects the members of the decoder's object that were not looked up and are not keys of `Key`.
     ///
@@ -66,23 +75,36 @@ public struct UnknownFields: Sendable, Hashable {
             if state.scratch[k] != 0 { continue }  // looked up by the model
             let name = state.string(at: k)
             if Key(stringValue: name) != nil { continue }
-            if !text.isEmpty { text.append(UInt8(ascii: ",")) }
-            text.append(contentsOf: state.text(at: k))
-            text.append(UInt8(ascii: ":"))
             // Verbatim digits and escapes; only insignificant whitespace inside containers goes.
-            JSONString.appendCompact(state.text(at: value), to: &text)
-            keys.append(name)
+            append(rawKey: state.text(at: k), name: name, rawValue: state.text(at: value))
         }
-        state.unknownFieldCount += keys.count
+        state.unknownFieldCount += count
+    }
+
+    /// Appends one member read by ``JSONCursor``: its key as written (with quotes), its unescaped name,
+    /// and its validated value (compacted here).
+    @usableFromInline mutating func append(rawKey: UnsafeBufferPointer<UInt8>, name: String, rawValue: UnsafeBufferPointer<UInt8>) {
+        var members = self.members.take() ?? Members()
+        if !members.text.isEmpty { members.text.append(UInt8(ascii: ",")) }
+        members.text.append(contentsOf: rawKey)
+        members.text.append(UInt8(ascii: ":"))
+        JSONString.appendCompact(rawValue, to: &members.text)
+        members.keys.append(name)
+        self.members = members
+    }
+
+    /// Whether a member named `name` is in the bag.
+    @usableFromInline func contains(_ name: String) -> Bool {
+        members?.keys.contains(name) ?? false
     }
 
     /// Appends the members after the ones already written to the encoder's current object.
     public func encode(to encoder: any Encoder) throws {
-        guard !keys.isEmpty else { return }
+        guard let members else { return }
         guard let writer = _JSONWriter.unwrap(encoder) else {
             throw EncodingError.invalidValue(
                 keys, .init(codingPath: encoder.codingPath, debugDescription: "Unknown fields can only be encoded by CanonicalJSONEncoder."))
         }
-        try text.withUnsafeBytes { try writer.appendRawMembers($0, count: keys.count) }
+        try members.text.withUnsafeBytes { try writer.appendRawMembers($0, count: members.keys.count) }
     }
 }

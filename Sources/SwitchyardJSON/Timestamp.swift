@@ -51,6 +51,12 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
         utcOffsetSeconds = 0
     }
 
+    /// A timestamp from text that ``parse(_:)`` accepted.
+    @usableFromInline init(text: String, _ parsed: (Int64, Int32, Int32)) {
+        self.text = text
+        (epochSeconds, nanoseconds, utcOffsetSeconds) = parsed
+    }
+
     public init(from decoder: any Decoder) throws {
         if let fast = _JSONDecoder.unwrap(decoder) {
             // Parse the bytes in place; make the String only for a valid timestamp.
@@ -88,7 +94,7 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
 
     // MARK: - Parsing
 
-    static func parse(_ s: UnsafeBufferPointer<UInt8>) -> (Int64, Int32, Int32)? {
+    @usableFromInline static func parse(_ s: UnsafeBufferPointer<UInt8>) -> (Int64, Int32, Int32)? {
         var i = 0
         func digits(_ n: Int) -> Int64? {
             guard i + n <= s.count else { return nil }

@@ -1,0 +1,581 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Thrown by the fast path when it does not decide a record itself. The general decoder
+/// (``SwitchyardJSONDecoder``) then reads the record again and gives the exact outcome.
+public struct FastPathBail: Error, Sendable {
+    @inlinable public init() {}
+}
+
+/// A type with a direct reader and writer beside its `Codable` conformance: the fast path.
+///
+/// - Important: the fast path decides only what the general decoder accepts, and gives the same value;
+///   for anything else (a failure, an unusual spelling) it throws ``FastPathBail`` and the general
+///   decoder decides. `FastPathTests` and the `fuzz-differential` target hold the two paths equal.
+public protocol FastCodable {
+    /// Reads the value at the cursor (for an object: from `{` to `}`).
+    init(reading cursor: inout JSONCursor) throws(FastPathBail)
+    /// Writes the canonical encoding: the same bytes as ``CanonicalJSONEncoder``.
+    func write(to writer: inout CanonicalWriter)
+}
+
+/// A single-pass reader that decodes JSON straight into values, with no tape and no containers.
+///
+/// It validates everything it passes over as strictly as ``JSONReader`` (UTF-8, escapes, number grammar,
+/// duplicate keys, trailing content). It never explains a failure: it throws ``FastPathBail``, also for
+/// valid input it does not handle (escaped keys, integers written `1e2`, deep nesting inside unknown fields).
+@frozen public struct JSONCursor {
+    @usableFromInline let base: UnsafePointer<UInt8>
+    @usableFromInline let count: Int
+    /// The read position.
+    @usableFromInline var i = 0
+    @usableFromInline let maxDepth: Int
+    /// Members kept in ``UnknownFields`` bags so far.
+    public internal(set) var unknownFieldCount = 0
+
+    /// A cursor at the start of `bytes`; bails on empty input or input over the reader's limits.
+    public init(_ bytes: UnsafeRawBufferPointer, options: JSONReader.Options = JSONReader.Options(rejectDuplicateKeys: true))
+        throws(FastPathBail)
+    {
+        guard let start = bytes.baseAddress, bytes.count > 0, bytes.count <= options.maxBytes else { throw FastPathBail() }
+        base = start.assumingMemoryBound(to: UInt8.self)
+        count = bytes.count
+        maxDepth = min(options.maxDepth, 64)
+    }
+
+    // MARK: - Structure
+
+    @inlinable @inline(__always) mutating func skipWhitespace() {
+        while i < count {
+            let c = base[i]
+            guard c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 else { return }
+            i += 1
+        }
+    }
+
+    /// The next byte that is not whitespace, not consumed.
+    @inlinable @inline(__always) mutating func peek() throws(FastPathBail) -> UInt8 {
+        skipWhitespace()
+        guard i < count else { throw FastPathBail() }
+        return base[i]
+    }
+
+    /// Consumes `{`; read the members with ``nextField(_:_:)``.
+    @inlinable public mutating func beginObject() throws(FastPathBail) -> ObjectMembers {
+        guard try peek() == UInt8(ascii: "{") else { throw FastPathBail() }
+        i += 1
+        return ObjectMembers()
+    }
+
+    /// The next member's key, positioned at its value; nil after the closing `}`.
+    ///
+    /// Members that `fields` does not name are validated and kept in `members.unknown`; the table's tag
+    /// member is checked to be a string and skipped. A key seen twice bails.
+    @inlinable public mutating func nextField<Key>(_ fields: FieldTable<Key>, _ members: inout ObjectMembers) throws(FastPathBail) -> Key? {
+        while true {
+            var c = try peek()
+            if c == UInt8(ascii: "}") {
+                i += 1
+                // A required member that did not come: the general decoder names it.
+                guard members.seen & fields.required == fields.required else { throw FastPathBail() }
+                return nil
+            }
+            if members.started {
+                guard c == UInt8(ascii: ",") else { throw FastPathBail() }
+                i += 1
+                c = try peek()
+            }
+            members.started = true
+            guard c == UInt8(ascii: "\"") else { throw FastPathBail() }
+            let keyStart = i
+            let key = try plainString()
+            guard try peek() == UInt8(ascii: ":") else { throw FastPathBail() }
+            i += 1
+            if let index = fields.index(of: key, words: keyWords(key), hint: members.hint) {
+                members.hint = index + 1
+                let bit: UInt64 = 1 << UInt64(index)
+                guard members.seen & bit == 0 else { throw FastPathBail() }
+                members.seen |= bit
+                if index < fields.keys.count { return fields.keys[index] }
+                // The tag: its value was read before dispatching; here it only has to be a string.
+                guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
+                _ = try scanString()
+                continue
+            }
+            try keepUnknownMember(keyStart: keyStart, key: key, in: &members.unknown)
+        }
+    }
+
+    /// The first and last eight bytes of a key (fewer, zero-padded, for a shorter key), as
+    /// ``FieldTable`` stores its names.
+    @inlinable @inline(__always) func keyWords(_ key: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
+        let start = UnsafeRawPointer(key.baseAddress!)
+        let n = key.count
+        if n >= 8 { return (start.loadUnaligned(as: UInt64.self), start.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)) }
+        // Eight bytes from the key's start stay inside the input: mask off what follows the key.
+        if start + 8 <= UnsafeRawPointer(base + count) {
+            return (start.loadUnaligned(as: UInt64.self) & (UInt64(1) << UInt64(n &* 8) &- 1), 0)
+        }
+        return (Self.words(key).0, 0)
+    }
+
+    /// The first and last eight bytes of `bytes`, zero-padded when shorter.
+    @usableFromInline static func words(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
+        if bytes.count >= 8 {
+            let start = UnsafeRawPointer(bytes.baseAddress!)
+            return (start.loadUnaligned(as: UInt64.self), start.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self))
+        }
+        var first: UInt64 = 0
+        for (k, byte) in bytes.enumerated() { first |= UInt64(byte) << UInt64(k * 8) }
+        return (first, 0)
+    }
+
+    /// Validates an unknown member's value and appends the member to `unknown`.
+    @usableFromInline mutating func keepUnknownMember(keyStart: Int, key: UnsafeBufferPointer<UInt8>, in unknown: inout UnknownFields)
+        throws(FastPathBail)
+    {
+        let name = String(decoding: key, as: UTF8.self)
+        guard !unknown.contains(name) else { throw FastPathBail() }
+        skipWhitespace()
+        let valueStart = i
+        try skipValue(depth: 1)
+        unknown.append(
+            rawKey: UnsafeBufferPointer(start: base + keyStart, count: key.count + 2), name: name,
+            rawValue: UnsafeBufferPointer(start: base + valueStart, count: i - valueStart))
+        unknownFieldCount += 1
+    }
+
+    /// Consumes `[`; read the elements with ``nextElement(_:)``.
+    @inlinable public mutating func beginArray() throws(FastPathBail) -> ArrayElements {
+        guard try peek() == UInt8(ascii: "[") else { throw FastPathBail() }
+        i += 1
+        return ArrayElements()
+    }
+
+    /// Whether another element follows (the cursor is then at it); false after the closing `]`.
+    @inlinable public mutating func nextElement(_ elements: inout ArrayElements) throws(FastPathBail) -> Bool {
+        let c = try peek()
+        if c == UInt8(ascii: "]") {
+            i += 1
+            return false
+        }
+        if elements.started {
+            guard c == UInt8(ascii: ",") else { throw FastPathBail() }
+            i += 1
+        }
+        elements.started = true
+        return true
+    }
+
+    /// Consumes `null` if it is next.
+    @inlinable public mutating func null() throws(FastPathBail) -> Bool {
+        guard try peek() == UInt8(ascii: "n") else { return false }
+        guard i + 4 <= count, base[i + 1] == UInt8(ascii: "u"), base[i + 2] == UInt8(ascii: "l"), base[i + 3] == UInt8(ascii: "l")
+        else { throw FastPathBail() }
+        i += 4
+        return true
+    }
+
+    /// Checks that only whitespace follows the root value.
+    @inlinable public mutating func finish() throws(FastPathBail) {
+        skipWhitespace()
+        guard i == count else { throw FastPathBail() }
+    }
+
+    // MARK: - Values
+
+    /// A string value.
+    @inlinable public mutating func string() throws(FastPathBail) -> String {
+        guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
+        let (start, end, escaped) = try scanString()
+        let raw = UnsafeBufferPointer(start: base + start, count: end - start)
+        if !escaped { return String(decoding: raw, as: UTF8.self) }
+        return String(decoding: JSONString.unescape(raw), as: UTF8.self)
+    }
+
+    /// A string value, or nil for `null`.
+    @inlinable public mutating func optionalString() throws(FastPathBail) -> String? {
+        try null() ? nil : try string()
+    }
+
+    /// A non-empty string (an identifier).
+    @inlinable public mutating func identifier() throws(FastPathBail) -> String {
+        let value = try string()
+        guard !value.isEmpty else { throw FastPathBail() }
+        return value
+    }
+
+    /// An array of strings.
+    @inlinable public mutating func strings() throws(FastPathBail) -> [String] {
+        var elements = try beginArray()
+        var values: [String] = []
+        while try nextElement(&elements) { values.append(try string()) }
+        return values
+    }
+
+    /// An integer written as plain digits (`-12`); anything else (`1e2`, `1.0`, 19 digits or more) bails.
+    @inlinable public mutating func int64() throws(FastPathBail) -> Int64 {
+        var c = try peek()
+        let negative = c == UInt8(ascii: "-")
+        if negative {
+            i += 1
+            guard i < count else { throw FastPathBail() }
+            c = base[i]
+        }
+        var value: Int64 = 0
+        if c == UInt8(ascii: "0") {
+            i += 1
+        } else {
+            let start = i
+            while i < count, case let d = base[i] &- UInt8(ascii: "0"), d < 10 {
+                value = value &* 10 &+ Int64(d)
+                i += 1
+            }
+            guard i > start, i - start <= 18 else { throw FastPathBail() }
+        }
+        if i < count {
+            let d = base[i]
+            if d &- UInt8(ascii: "0") < 10 || d == UInt8(ascii: ".") || d | 0x20 == UInt8(ascii: "e") || d == UInt8(ascii: "+")
+                || d == UInt8(ascii: "-")
+            {
+                throw FastPathBail()
+            }
+        }
+        return negative ? -value : value
+    }
+
+    /// An `Int` written as plain digits.
+    @inlinable public mutating func int() throws(FastPathBail) -> Int { Int(try int64()) }
+
+    /// An `Int`, or nil for `null`.
+    @inlinable public mutating func optionalInt() throws(FastPathBail) -> Int? {
+        try null() ? nil : Int(try int64())
+    }
+
+    /// An RFC 3339 timestamp written without escapes.
+    @inlinable public mutating func timestamp() throws(FastPathBail) -> Timestamp {
+        guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
+        let (start, end, escaped) = try scanString()
+        let raw = UnsafeBufferPointer(start: base + start, count: end - start)
+        guard !escaped, let parsed = Timestamp.parse(raw) else { throw FastPathBail() }
+        return Timestamp(text: String(decoding: raw, as: UTF8.self), parsed)
+    }
+
+    // MARK: - Strings
+
+    /// A string without escapes (a key): its bytes between the quotes.
+    @inlinable mutating func plainString() throws(FastPathBail) -> UnsafeBufferPointer<UInt8> {
+        let (start, end, escaped) = try scanString()
+        guard !escaped else { throw FastPathBail() }
+        return UnsafeBufferPointer(start: base + start, count: end - start)
+    }
+
+    /// Validates the string at `i` (which holds `"`) and moves past it.
+    ///
+    /// - Returns: the range between the quotes, and whether it holds an escape.
+    @inlinable mutating func scanString() throws(FastPathBail) -> (start: Int, end: Int, escaped: Bool) {
+        i += 1
+        let start = i
+        var escaped = false
+        while true {
+            // Eight bytes at a time, straight to the first byte that needs a look.
+            while i + 8 <= count {
+                let special = JSONCursor.specialBytes(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+                if special != 0 {
+                    i += special.trailingZeroBitCount >> 3
+                    break
+                }
+                i += 8
+            }
+            guard i < count else { throw FastPathBail() }
+            let c = base[i]
+            if c == UInt8(ascii: "\"") { break }
+            if c == UInt8(ascii: "\\") {
+                escaped = true
+                try skipEscape()
+            } else if c >= 0x80 {
+                try skipUTF8Sequence()
+            } else if c < 0x20 {
+                throw FastPathBail()
+            } else {
+                i += 1
+            }
+        }
+        let end = i
+        i += 1
+        return (start, end, escaped)
+    }
+
+    /// The high bit of each byte of `word` that is `"`, `\`, a control character or non-ASCII; the
+    /// lowest flagged byte is exact (borrows only run upwards from a flagged byte).
+    @inlinable @inline(__always) static func specialBytes(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let q = word ^ (ones &* 0x22)
+        let b = word ^ (ones &* 0x5C)
+        let quote = (q &- ones) & ~q & highs
+        let backslash = (b &- ones) & ~b & highs
+        let control = (word &- (ones &* 0x20)) & ~word & highs
+        return quote | backslash | control | (word & highs)
+    }
+
+    /// Validates one escape at `i` (which holds the backslash) and moves past it.
+    @usableFromInline mutating func skipEscape() throws(FastPathBail) {
+        guard i + 1 < count else { throw FastPathBail() }
+        switch base[i + 1] {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+            UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            i += 2
+        case UInt8(ascii: "u"):
+            let unit = try hex4(at: i + 2)
+            if unit >= 0xD800 && unit <= 0xDBFF {
+                guard i + 7 < count, base[i + 6] == UInt8(ascii: "\\"), base[i + 7] == UInt8(ascii: "u") else { throw FastPathBail() }
+                let low = try hex4(at: i + 8)
+                guard low >= 0xDC00 && low <= 0xDFFF else { throw FastPathBail() }
+                i += 12
+            } else if unit >= 0xDC00 && unit <= 0xDFFF {
+                throw FastPathBail()
+            } else {
+                i += 6
+            }
+        default:
+            throw FastPathBail()
+        }
+    }
+
+    @usableFromInline func hex4(at offset: Int) throws(FastPathBail) -> UInt32 {
+        guard offset + 4 <= count else { throw FastPathBail() }
+        var value: UInt32 = 0
+        for k in 0..<4 {
+            let c = base[offset + k]
+            let digit: UInt8
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = c - UInt8(ascii: "A") + 10
+            default: throw FastPathBail()
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+
+    /// Validates one multi-byte UTF-8 sequence at `i` (RFC 3629 table 3-7) and moves past it.
+    @usableFromInline mutating func skipUTF8Sequence() throws(FastPathBail) {
+        let c0 = base[i]
+        func cont(_ k: Int, _ lo: UInt8 = 0x80, _ hi: UInt8 = 0xBF) -> Bool {
+            i + k < count && base[i + k] >= lo && base[i + k] <= hi
+        }
+        let length: Int
+        switch c0 {
+        case 0xC2...0xDF: length = cont(1) ? 2 : 0
+        case 0xE0: length = cont(1, 0xA0) && cont(2) ? 3 : 0
+        case 0xE1...0xEC, 0xEE...0xEF: length = cont(1) && cont(2) ? 3 : 0
+        case 0xED: length = cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0
+        case 0xF0: length = cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0
+        case 0xF1...0xF3: length = cont(1) && cont(2) && cont(3) ? 4 : 0
+        case 0xF4: length = cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0
+        default: length = 0
+        }
+        guard length > 0 else { throw FastPathBail() }
+        i += length
+    }
+
+    // MARK: - Skipping
+
+    /// Validates the value at the cursor and moves past it; objects must not repeat a key.
+    @usableFromInline mutating func skipValue(depth: Int) throws(FastPathBail) {
+        switch try peek() {
+        case UInt8(ascii: "\""):
+            _ = try scanString()
+        case UInt8(ascii: "{"):
+            guard depth <= maxDepth else { throw FastPathBail() }
+            i += 1
+            var keys: [UnsafeBufferPointer<UInt8>] = []
+            var started = false
+            while true {
+                var c = try peek()
+                if c == UInt8(ascii: "}") {
+                    i += 1
+                    return
+                }
+                if started {
+                    guard c == UInt8(ascii: ",") else { throw FastPathBail() }
+                    i += 1
+                    c = try peek()
+                }
+                started = true
+                guard c == UInt8(ascii: "\"") else { throw FastPathBail() }
+                let key = try plainString()
+                for other in keys where other.count == key.count && memcmp(other.baseAddress!, key.baseAddress!, key.count) == 0 {
+                    throw FastPathBail()
+                }
+                keys.append(key)
+                guard try peek() == UInt8(ascii: ":") else { throw FastPathBail() }
+                i += 1
+                try skipValue(depth: depth + 1)
+            }
+        case UInt8(ascii: "["):
+            guard depth <= maxDepth else { throw FastPathBail() }
+            i += 1
+            var elements = ArrayElements()
+            while try nextElement(&elements) { try skipValue(depth: depth + 1) }
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            try skipNumber()
+        case UInt8(ascii: "t"):
+            try skipLiteral("true")
+        case UInt8(ascii: "f"):
+            try skipLiteral("false")
+        case UInt8(ascii: "n"):
+            try skipLiteral("null")
+        default:
+            throw FastPathBail()
+        }
+    }
+
+    @usableFromInline mutating func skipLiteral(_ text: StaticString) throws(FastPathBail) {
+        let length = text.utf8CodeUnitCount
+        guard i + length <= count, memcmp(base + i, text.utf8Start, length) == 0 else { throw FastPathBail() }
+        i += length
+    }
+
+    /// Validates a number (RFC 8259 grammar) and moves past it.
+    @usableFromInline mutating func skipNumber() throws(FastPathBail) {
+        func digits() -> Int {
+            let start = i
+            while i < count && base[i] &- UInt8(ascii: "0") < 10 { i += 1 }
+            return i - start
+        }
+        if base[i] == UInt8(ascii: "-") { i += 1 }
+        guard i < count else { throw FastPathBail() }
+        if base[i] == UInt8(ascii: "0") {
+            i += 1
+        } else {
+            guard digits() > 0 else { throw FastPathBail() }
+        }
+        if i < count && base[i] == UInt8(ascii: ".") {
+            i += 1
+            guard digits() > 0 else { throw FastPathBail() }
+        }
+        if i < count && base[i] | 0x20 == UInt8(ascii: "e") {
+            i += 1
+            if i < count && (base[i] == UInt8(ascii: "+") || base[i] == UInt8(ascii: "-")) { i += 1 }
+            guard digits() > 0 else { throw FastPathBail() }
+        }
+        if i < count {
+            let d = base[i]
+            if d &- UInt8(ascii: "0") < 10 || d == UInt8(ascii: ".") || d | 0x20 == UInt8(ascii: "e") || d == UInt8(ascii: "+")
+                || d == UInt8(ascii: "-")
+            {
+                throw FastPathBail()
+            }
+        }
+    }
+
+    // MARK: - Whole records
+
+    /// The tag's bytes (a string without escapes) in the root object, which is validated up to it.
+    /// The cursor is left where it was.
+    @usableFromInline mutating func findTag(_ tagKey: String) throws(FastPathBail) -> UnsafeBufferPointer<UInt8> {
+        let start = i
+        defer { i = start }
+        guard try peek() == UInt8(ascii: "{") else { throw FastPathBail() }
+        i += 1
+        var started = false
+        while true {
+            var c = try peek()
+            if started {
+                guard c == UInt8(ascii: ",") else { throw FastPathBail() }
+                i += 1
+                c = try peek()
+            }
+            started = true
+            guard c == UInt8(ascii: "\"") else { throw FastPathBail() }
+            let key = try plainString()
+            guard try peek() == UInt8(ascii: ":") else { throw FastPathBail() }
+            i += 1
+            if key.count == tagKey.utf8.count && key.elementsEqual(tagKey.utf8) {
+                guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
+                return try plainString()
+            }
+            try skipValue(depth: 1)
+        }
+    }
+
+    /// Validates the whole input as one JSON value (no repeated keys).
+    @usableFromInline mutating func validateDocument() throws(FastPathBail) {
+        i = 0
+        try skipValue(depth: 1)
+        try finish()
+    }
+}
+
+/// Where a cursor is inside an object (see ``JSONCursor/nextField(_:_:)``).
+public struct ObjectMembers {
+    @usableFromInline var started = false
+    /// The table entries seen so far, one bit each.
+    @usableFromInline var seen: UInt64 = 0
+    /// The entry to try first: members usually come in the model's order.
+    @usableFromInline var hint = 0
+    /// The members the table did not name, in order.
+    public var unknown = UnknownFields()
+    @inlinable init() {}
+}
+
+/// Where a cursor is inside an array (see ``JSONCursor/nextElement(_:)``).
+public struct ArrayElements {
+    @usableFromInline var started = false
+    @inlinable init() {}
+}
+
+/// The member names of one model, matched against raw key bytes: its coding keys, plus the catalog's tag
+/// for an event. Members are required unless named in `optional`.
+public struct FieldTable<Key: CodingKey & CaseIterable>: Sendable where Key: Sendable {
+    /// The keys, in table order; the tag, if any, is the entry after them.
+    @usableFromInline let keys: [Key]
+    /// Each name as its length and its first and last eight bytes (zero-padded when shorter); names
+    /// longer than 16 bytes also keep their bytes.
+    @usableFromInline let entries: [Entry]
+    /// The entries a valid object must have, one bit each.
+    @usableFromInline let required: UInt64
+
+    @usableFromInline struct Entry: Sendable {
+        @usableFromInline let length: Int
+        @usableFromInline let first: UInt64
+        @usableFromInline let last: UInt64
+        @usableFromInline let bytes: [UInt8]?
+    }
+
+    /// The table of `Key`'s cases; `tag` names the catalog's tag member when the model is an event.
+    public init(_ key: Key.Type, tag: String? = nil, optional: [Key] = []) {
+        keys = Array(Key.allCases)
+        var entries: [Entry] = []
+        var required: UInt64 = 0
+        for (index, name) in (keys.map(\.stringValue) + (tag.map { [$0] } ?? [])).enumerated() {
+            let bytes = Array(name.utf8)
+            let (first, last) = bytes.withUnsafeBufferPointer { JSONCursor.words($0) }
+            entries.append(Entry(length: bytes.count, first: first, last: last, bytes: bytes.count > 16 ? bytes : nil))
+            if index < keys.count && !optional.contains(where: { $0.stringValue == name }) { required |= 1 << UInt64(index) }
+        }
+        precondition(entries.count <= 64, "a field table holds at most 64 names")
+        self.entries = entries
+        self.required = required
+    }
+
+    /// The index of the entry whose name is `key` (whose words are `words`), trying `hint` first.
+    @inlinable func index(of key: UnsafeBufferPointer<UInt8>, words: (UInt64, UInt64), hint: Int) -> Int? {
+        entries.withUnsafeBufferPointer { entries in
+            @inline(__always) func matches(_ e: Entry) -> Bool {
+                guard e.length == key.count, e.first == words.0, e.last == words.1 else { return false }
+                guard let bytes = e.bytes else { return true }
+                return bytes.withUnsafeBufferPointer { memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 }
+            }
+            if hint < entries.count && matches(entries[hint]) { return hint }
+            for k in 0..<entries.count where matches(entries[k]) { return k }
+            return nil
+        }
+    }
+}

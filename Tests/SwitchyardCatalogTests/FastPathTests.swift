@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+
+@testable import Switchyard
+import SwitchyardTestSupport
+
+/// The fast path (`JSONCursor` → `FastCodable` models → `CanonicalWriter`) against the general path
+/// (`JSONReader` → `Decoder` → `init(from:)` → `CanonicalJSONEncoder`): same outcome, same value, same
+/// unknown-field count, same bytes out. The fast path may leave a record to the general path ("bail"),
+/// but it must never decide a record differently.
+@Suite struct FastPathTests {
+    /// What the comparison saw.
+    struct Tally {
+        var fast = 0
+        var bailed = 0
+    }
+
+    /// Compares both paths on one input; returns whether the fast path decided it.
+    @discardableResult
+    static func compare<C: EventCatalog & Hashable>(_ catalog: C.Type, _ input: [UInt8], _ label: @autoclosure () -> String) -> Bool {
+        var general = EventDecoder<C>(usesFastPath: false)
+        let slow = general.decode(input)
+        let fast = input.withUnsafeBytes { C.decodeFast($0, options: JSONReader.Options(rejectDuplicateKeys: true)) }
+        switch slow.outcome {
+        case .failed(let failure):
+            #expect(fast == nil, "fast path accepted a record the general path rejects (\(failure)): \(label())")
+        case .decoded(let value):
+            guard let fast else { return false }
+            #expect(fast.value == value, "values differ: \(label())")
+            #expect(fast.knownType == general.lastKnownType, "\(label())")
+            #expect(fast.unknownFieldCount == slow.unknownFields, "unknown-field counts differ: \(label())")
+            var writer = CanonicalWriter()
+            #expect(value.writeCanonical(to: &writer))
+            let encoded = try? CanonicalJSONEncoder().encode(value)
+            #expect(writer.bytes == encoded, "encodings differ: \(label())\n\(String(decoding: writer.bytes, as: UTF8.self))")
+        case .unknown(let value, let type):
+            guard let fast else { return false }
+            #expect(fast.knownType == nil, "\(label())")
+            #expect(fast.value == value && fast.value.type == type, "\(label())")
+        }
+        return fast != nil
+    }
+
+    static func compare(topic: String, _ input: [UInt8], _ label: @autoclosure () -> String) -> Bool {
+        topic == "payments" ? compare(PaymentEvent.self, input, label()) : compare(FeedEvent.self, input, label())
+    }
+
+    @Test func fixtures() throws {
+        var tally = Tally()
+        for fixture in try Fixtures.expectations() {
+            let decided = Self.compare(topic: fixture.topic, try Fixtures.bytes(fixture.file), fixture.file)
+            if decided { tally.fast += 1 } else { tally.bailed += 1 }
+            // Every valid fixture is one the fast path handles itself, except an escaped tag (documented).
+            if fixture.outcome != "failed" && fixture.file != "payment-captured-escaped-tag.json" {
+                #expect(decided, "\(fixture.file) left to the general path")
+            }
+        }
+        #expect(tally.fast >= 27)
+    }
+
+    /// The bench corpus: every record that is not malformed takes the fast path.
+    @Test(arguments: CatalogName.allCases)
+    func corpus(_ catalog: CatalogName) {
+        var generator = CorpusGenerator(seed: 6)
+        var tally = Tally()
+        for n in 0..<5_000 {
+            let (value, shape, _) = generator.next(catalog)
+            let decided = Self.compare(topic: catalog.rawValue, value, "\(catalog) record \(n) (\(shape)): \(String(decoding: value, as: UTF8.self))")
+            if decided { tally.fast += 1 } else { tally.bailed += 1 }
+            if shape != .malformed { #expect(decided, "\(shape) record left to the general path: \(String(decoding: value, as: UTF8.self))") }
+        }
+        #expect(tally.fast >= 4_900)
+    }
+
+    /// The Foundation differential's mutations: every field replaced by every JSON type, removed, and more.
+    @Test func mutations() {
+        var tally = Tally()
+        for (name, input) in DifferentialTests.mutations(of: DifferentialTests.payment) {
+            if Self.compare(PaymentEvent.self, Array(input.utf8), "payment \(name)") { tally.fast += 1 } else { tally.bailed += 1 }
+        }
+        for (name, input) in DifferentialTests.mutations(of: DifferentialTests.post) {
+            if Self.compare(FeedEvent.self, Array(input.utf8), "post \(name)") { tally.fast += 1 } else { tally.bailed += 1 }
+        }
+        #expect(tally.fast > 50 && tally.bailed > 50)
+    }
+
+    static let liked = #"{"type":"post.liked","id":"evt_1","occurredAt":"2025-03-01T12:00:00Z","postId":"p_1","userId":"u_1"}"#
+
+    /// Spellings the fast path must get exactly right, or leave alone.
+    @Test(arguments: [
+        // Layout
+        #"{"id":"evt_1","type":"post.liked","occurredAt":"2025-03-01T12:00:00Z","postId":"p_1","userId":"u_1"}"#,
+        #" { "type" : "post.liked" , "id" : "evt_1" , "occurredAt" : "2025-03-01T12:00:00Z" , "postId" : "p_1" , "userId" : "u_1" } "#
+            + "\n\t\r",
+        liked + " x", liked + "}", "\u{FEFF}" + liked, String(liked.dropLast()), liked.replacingOccurrences(of: ",", with: ",,"),
+        liked.replacingOccurrences(of: "}", with: ",}"),
+        // Tags
+        #"{"type":"post.liked","type":"post.liked","id":"evt_1","occurredAt":"2025-03-01T12:00:00Z","postId":"p_1","userId":"u_1"}"#,
+        #"{"type":"post.li\u006bed","id":"evt_1","occurredAt":"2025-03-01T12:00:00Z","postId":"p_1","userId":"u_1"}"#,
+        #"{"type":1,"id":"evt_1"}"#, #"{"type":null}"#, #"{"id":"evt_1"}"#, #"{}"#, #"[]"#, #""post.liked""#, "",
+        #"{"type":"x.unknown","a":{"b":[1,2,{"c":null}]},"d":"\u00e9"}"#,
+        #"{"type":"x.unknown","a":{"b":1,"b":2}}"#, #"{"type":"x.unknown","a":[1,]}"#, #"{"type":"x.unknown","a":01}"#,
+        #"{"type":"x.unknown","a":"\ud800"}"#, #"{"type":"x.unknown","a":1.5e+3,"b":-0.0,"c":true,"d":false}"#,
+        // Keys
+        #"{"type":"post.liked","id":"evt_1","occurredAt":"2025-03-01T12:00:00Z","post\u0049d":"p_1","userId":"u_1"}"#,
+        #"{"type":"post.liked","id":"evt_1","occurredAt":"2025-03-01T12:00:00Z","postId":"p_1","userId":"u_1","postId":"p_2"}"#,
+        #"{"type":"post.liked","id":"evt_1","occurredAt":"2025-03-01T12:00:00Z","postId":"p_1","userId":"u_1","x":1,"x":2}"#,
+        #"{"type":"post.liked","id":"evt_1","occurredAt":"2025-03-01T12:00:00Z","postId":"p_1","userId":"u_1","x":{"y":1,"y":2}}"#,
+        #"{"type":"post.liked","id":"evt_1","occurredAt":"2025-03-01T12:00:00Z","postId":"p_1","userId":"u_1","x":{"y":[{"z":"é\n"}]} ,"w" : [ 1 , 2 ]}"#,
+        #"{"type":"post.liked","id":"evt_1","occurredAt":"2025-03-01T12:00:00Z","postId":"p_1","userId":"u_1","type2":"x"}"#,
+        // Values
+        #"{"type":"post.liked","id":"","occurredAt":"2025-03-01T12:00:00Z","postId":"p_1","userId":"u_1"}"#,
+        #"{"type":"post.liked","id":"evt_1","occurredAt":"2025-02-30T12:00:00Z","postId":"p_1","userId":"u_1"}"#,
+        #"{"type":"post.liked","id":"evt_1","occurredAt":"2025-03-01T12:00:00\u005a","postId":"p_1","userId":"u_1"}"#,
+        #"{"type":"post.liked","id":"evt_1","occurredAt":"2025-03-01T12:00:00Z","postId":"p\"1\\\/\u00e9\ud83d\ude00","userId":"u_1"}"#,
+        #"{"type":"post.liked","id":"evt_1","occurredAt":"2025-03-01T12:00:00Z","postId":"p_1","userId":"u\u0000"}"#,
+        #"{"type":"post.liked","id":"evt_1","occurredAt":"2025-03-01T12:00:00Z","schemaVersion":null,"postId":"p_1","userId":"u_1"}"#,
+        #"{"type":"post.liked","id":"evt_1","occurredAt":"2025-03-01T12:00:00Z","schemaVersion":1e0,"postId":"p_1","userId":"u_1"}"#,
+        #"{"type":"post.liked","id":"evt_1","occurredAt":"2025-03-01T12:00:00Z","schemaVersion":-0,"postId":"p_1","userId":"u_1"}"#,
+        #"{"type":"post.liked","id":"evt_1","occurredAt":"2025-03-01T12:00:00Z","schemaVersion":9223372036854775807,"postId":"p_1","userId":"u_1"}"#,
+        #"{"type":"post.liked","id":"evt_1","occurredAt":"2025-03-01T12:00:00Z","schemaVersion":9223372036854775808,"postId":"p_1","userId":"u_1"}"#,
+        #"{"type":"post.liked","id":"evt_1","occurredAt":"2025-03-01T12:00:00Z","schemaVersion":123456789012345678,"postId":"p_1","userId":"u_1"}"#,
+        #"{"type":"post.created","id":"evt_1","occurredAt":"2025-03-01T12:00:00Z","postId":"p","authorId":"a","text":"t","tags":null,"visibility":null,"mediaCount":null}"#,
+        #"{"type":"post.created","id":"evt_1","occurredAt":"2025-03-01T12:00:00Z","postId":"p","authorId":"a","text":"t","tags":[],"visibility":"close_friends"}"#,
+        #"{"type":"post.created","id":"evt_1","occurredAt":"2025-03-01T12:00:00Z","postId":"p","authorId":"a","text":"t","tags":["a",1]}"#,
+        #"{"type":"post.created","id":"evt_1","occurredAt":"2025-03-01T12:00:00Z","postId":"p","authorId":"a","text":"t","tags":["a",]}"#,
+        #"{"type":"post.created","id":"evt_1","occurredAt":"2025-03-01T12:00:00Z","postId":"p","authorId":"a","text":"t","tags":[null]}"#,
+    ])
+    func spellings(_ json: String) {
+        Self.compare(FeedEvent.self, Array(json.utf8), json)
+    }
+
+    /// Every document of the JSON conformance suite as the value of an unknown member, and as a record.
+    @Test func jsonTestSuiteInsideRecords() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let folder = ProcessInfo.processInfo.environment["JSON_TEST_SUITE"].map { URL(fileURLWithPath: $0) }
+            ?? root.deletingLastPathComponent().appendingPathComponent("shared/testdata/JSONTestSuite/test_parsing")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
+        #expect(names.count > 300)
+        var tally = Tally()
+        let prefix = Array(Self.liked.dropLast().utf8) + Array(#","extra":"#.utf8)
+        for name in names {
+            let document = [UInt8](try Data(contentsOf: folder.appendingPathComponent(name)))
+            for input in [prefix + document + [UInt8(ascii: "}")], document] {
+                if Self.compare(FeedEvent.self, input, name) { tally.fast += 1 } else { tally.bailed += 1 }
+            }
+        }
+        #expect(tally.fast > 90)
+    }
+}
