@@ -172,7 +172,7 @@ public struct UserFollowed: Event, Hashable {
 }
 
 /// The `feeds` topic's events. The topic is lenient: unknown types flow on as `.unknown`.
-public enum FeedEvent: EventCatalog, Hashable {
+public indirect enum FeedEvent: EventCatalog, Hashable {
     case postCreated(PostCreated)
     case postLiked(PostLiked)
     case commentAdded(CommentAdded)

@@ -218,7 +218,7 @@ public struct PaymentFailed: Event, Hashable {
 // MARK: - The catalog
 
 /// The `payments` topic's events. The topic is strict: an unknown type is a failure there.
-public enum PaymentEvent: EventCatalog, Hashable {
+public indirect enum PaymentEvent: EventCatalog, Hashable {
     case authorized(PaymentAuthorized)
     case captured(PaymentCaptured)
     case refunded(PaymentRefunded)

@@ -192,8 +192,16 @@ public protocol FastCodable {
         guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
         let (start, end, escaped) = try scanString()
         let raw = UnsafeBufferPointer(start: base + start, count: end - start)
-        if !escaped { return String(decoding: raw, as: UTF8.self) }
+        if !escaped { return Self.makeString(raw) }
         return String(decoding: JSONString.unescape(raw), as: UTF8.self)
+    }
+
+    /// A String of validated UTF-8 bytes, written straight into the string's storage.
+    @inlinable static func makeString(_ raw: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: raw.count) { buffer in
+            if raw.count > 0 { UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: raw.baseAddress!, byteCount: raw.count) }
+            return raw.count
+        }
     }
 
     /// A string value, or nil for `null`.
@@ -261,7 +269,7 @@ public protocol FastCodable {
         let (start, end, escaped) = try scanString()
         let raw = UnsafeBufferPointer(start: base + start, count: end - start)
         guard !escaped, let parsed = Timestamp.parse(raw) else { throw FastPathBail() }
-        return Timestamp(text: String(decoding: raw, as: UTF8.self), parsed)
+        return Timestamp(text: Self.makeString(raw), parsed)
     }
 
     // MARK: - Strings
@@ -497,7 +505,10 @@ public protocol FastCodable {
             let key = try plainString()
             guard try peek() == UInt8(ascii: ":") else { throw FastPathBail() }
             i += 1
-            if key.count == tagKey.utf8.count && key.elementsEqual(tagKey.utf8) {
+            let isTag = tagKey.utf8.withContiguousStorageIfAvailable { tag in
+                tag.count == key.count && memcmp(tag.baseAddress!, key.baseAddress!, key.count) == 0
+            } ?? key.elementsEqual(tagKey.utf8)
+            if isTag {
                 guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
                 return try plainString()
             }

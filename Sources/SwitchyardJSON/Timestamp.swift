@@ -95,35 +95,37 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
     // MARK: - Parsing
 
     @usableFromInline static func parse(_ s: UnsafeBufferPointer<UInt8>) -> (Int64, Int32, Int32)? {
-        var i = 0
-        func digits(_ n: Int) -> Int64? {
-            guard i + n <= s.count else { return nil }
-            var v: Int64 = 0
-            for k in 0..<n {
-                let d = s[i + k] &- UInt8(ascii: "0")
-                guard d < 10 else { return nil }
-                v = v * 10 + Int64(d)
+        // The fixed part, `YYYY-MM-DDTHH:MM:SS`, then fractions and the offset. Digits are checked all at
+        // once: `bad` collects any byte that is not one.
+        let n = s.count
+        guard n >= 20 else { return nil }
+        var bad = false
+        @inline(__always) func number(_ at: Int, _ count: Int) -> Int64 {
+            var value: Int64 = 0
+            for k in at..<(at + count) {
+                let d = s[k] &- UInt8(ascii: "0")
+                bad = bad || d > 9
+                value = value &* 10 &+ Int64(d)
             }
-            i += n
-            return v
+            return value
         }
-        func expect(_ c: UInt8, alt: UInt8? = nil) -> Bool {
-            guard i < s.count, s[i] == c || (alt != nil && s[i] == alt!) else { return false }
-            i += 1
-            return true
-        }
-        guard let year = digits(4), expect(UInt8(ascii: "-")), let month = digits(2), expect(UInt8(ascii: "-")),
-            let day = digits(2), expect(UInt8(ascii: "T"), alt: UInt8(ascii: "t")),
-            let hour = digits(2), expect(UInt8(ascii: ":")), let minute = digits(2), expect(UInt8(ascii: ":")),
-            let second = digits(2)
+        let year = number(0, 4)
+        let month = number(5, 2)
+        let day = number(8, 2)
+        let hour = number(11, 2)
+        let minute = number(14, 2)
+        let second = number(17, 2)
+        guard !bad, s[4] == UInt8(ascii: "-"), s[7] == UInt8(ascii: "-"), s[10] | 0x20 == UInt8(ascii: "t"),
+            s[13] == UInt8(ascii: ":"), s[16] == UInt8(ascii: ":")
         else { return nil }
         guard (1...12).contains(month), day >= 1, day <= daysInMonth(year, month), hour <= 23, minute <= 59, second <= 60
         else { return nil }
+        var i = 19
         var nanos: Int64 = 0
-        if i < s.count && s[i] == UInt8(ascii: ".") {
+        if s[i] == UInt8(ascii: ".") {
             i += 1
             let start = i
-            while i < s.count, s[i] &- UInt8(ascii: "0") < 10 {
+            while i < n, s[i] &- UInt8(ascii: "0") < 10 {
                 if i - start < 9 { nanos = nanos * 10 + Int64(s[i] - UInt8(ascii: "0")) }
                 i += 1
             }
@@ -131,18 +133,21 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
             for _ in min(i - start, 9)..<9 { nanos *= 10 }
         }
         var offset: Int64 = 0
-        guard i < s.count else { return nil }
-        if s[i] == UInt8(ascii: "Z") || s[i] == UInt8(ascii: "z") {
+        guard i < n else { return nil }
+        if s[i] | 0x20 == UInt8(ascii: "z") {
             i += 1
         } else if s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-") {
+            guard i + 6 == n, s[i + 3] == UInt8(ascii: ":") else { return nil }
             let sign: Int64 = s[i] == UInt8(ascii: "-") ? -1 : 1
-            i += 1
-            guard let oh = digits(2), expect(UInt8(ascii: ":")), let om = digits(2), oh <= 23, om <= 59 else { return nil }
+            let oh = number(i + 1, 2)
+            let om = number(i + 4, 2)
+            guard !bad, oh <= 23, om <= 59 else { return nil }
             offset = sign * (oh * 3600 + om * 60)
+            i += 6
         } else {
             return nil
         }
-        guard i == s.count else { return nil }
+        guard i == n else { return nil }
         let days = daysFromCivil(year, month, day)
         let seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset
         return (seconds, Int32(nanos), Int32(offset))
