@@ -1,63 +1,134 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Writes canonical JSON directly, for ``FastCodable`` values: the same bytes as ``CanonicalJSONEncoder``
 /// (compact, members in model order, unknown members last and verbatim), without encoder containers.
 ///
-/// Commas are placed by the writer: call ``key(_:)`` before each member's value and ``element()``
+/// It writes into memory of its own (no array uniqueness checks per byte); ``bytes`` copies the result
+/// out. Commas are placed by the writer: call ``key(_:)`` before each member's value and ``element()``
 /// before each array element.
-@frozen public struct CanonicalWriter {
-    /// The bytes written so far.
-    public var bytes: [UInt8]
+public struct CanonicalWriter: ~Copyable {
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var capacity: Int
+    /// The number of bytes written.
+    @usableFromInline var count = 0
     /// Whether the next member or element needs a comma before it.
     @usableFromInline var needsComma = false
 
-    /// A writer with room for `capacity` bytes.
+    /// A writer with room for `capacity` bytes to start with.
     public init(capacity: Int = 512) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
     }
 
+    deinit { base.deallocate() }
+
+    /// The bytes written so far.
+    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    // MARK: Bytes
+
+    @inlinable @inline(__always) mutating func reserve(_ n: Int) {
+        if count &+ n > capacity { grow(n) }
+    }
+
+    @usableFromInline mutating func grow(_ n: Int) {
+        let newCapacity = max(capacity * 2, count + n)
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.update(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    @inlinable @inline(__always) mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count &+= 1
+    }
+
+    @inlinable @inline(__always) mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        reserve(bytes.count)
+        UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: bytes.count)
+        count &+= bytes.count
+    }
+
+    @inlinable mutating func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { append($0) }
+    }
+
+    // MARK: Structure
+
     @inlinable public mutating func beginObject() {
-        bytes.append(UInt8(ascii: "{"))
+        append(UInt8(ascii: "{"))
         needsComma = false
     }
 
     /// Closes the object, after the unknown members kept when it was read.
     @inlinable public mutating func endObject(unknown: UnknownFields) {
         if let members = unknown.members {
-            if needsComma { bytes.append(UInt8(ascii: ",")) }
-            bytes.append(contentsOf: members.text)
+            if needsComma { append(UInt8(ascii: ",")) }
+            append(members.text)
         }
-        bytes.append(UInt8(ascii: "}"))
+        append(UInt8(ascii: "}"))
         needsComma = true
     }
 
     /// Starts a member: `"name":`. The name must need no escaping (a coding key).
     @inlinable public mutating func key(_ name: StaticString) {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        let n = name.utf8CodeUnitCount
+        reserve(n &+ 4)
+        if needsComma {
+            base[count] = UInt8(ascii: ",")
+            count &+= 1
+        }
         needsComma = true
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        base[count] = UInt8(ascii: "\"")
+        (base + count + 1).update(from: name.utf8Start, count: n)
+        base[count &+ n &+ 1] = UInt8(ascii: "\"")
+        base[count &+ n &+ 2] = UInt8(ascii: ":")
+        count &+= n &+ 3
     }
 
     @inlinable public mutating func beginArray() {
-        bytes.append(UInt8(ascii: "["))
+        append(UInt8(ascii: "["))
         needsComma = false
     }
 
     /// Starts an array element.
     @inlinable public mutating func element() {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        if needsComma { append(UInt8(ascii: ",")) }
         needsComma = true
     }
 
     @inlinable public mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
+        append(UInt8(ascii: "]"))
         needsComma = true
     }
 
+    // MARK: Values
+
+    /// A string, quoted, with minimal escaping (as ``JSONString/appendQuoted(_:to:)``).
     @inlinable public mutating func string(_ value: String) {
-        JSONString.appendQuoted(value, to: &bytes)
+        let written: Bool? = value.utf8.withContiguousStorageIfAvailable { utf8 in
+            guard !JSONString.needsEscaping(utf8) else { return false }
+            reserve(utf8.count &+ 2)
+            base[count] = UInt8(ascii: "\"")
+            if let source = utf8.baseAddress { (base + count + 1).update(from: source, count: utf8.count) }
+            base[count &+ utf8.count &+ 1] = UInt8(ascii: "\"")
+            count &+= utf8.count &+ 2
+            return true
+        }
+        if written != true {
+            // Escapes, or a string without contiguous UTF-8: the general routine.
+            var quoted: [UInt8] = []
+            JSONString.appendQuoted(value, to: &quoted)
+            append(quoted)
+        }
     }
 
     @inlinable public mutating func strings(_ values: [String]) {
@@ -70,17 +141,18 @@
     }
 
     @inlinable public mutating func int<T: FixedWidthInteger>(_ value: T) {
-        JSONNumber.appendInteger(value, to: &bytes)
+        reserve(21)
+        count &+= JSONNumber.writeInteger(value, to: base + count)
     }
 
     /// A timestamp, as it was written.
     @inlinable public mutating func timestamp(_ value: Timestamp) {
-        JSONString.appendQuoted(value.text, to: &bytes)
+        string(value.text)
     }
 
     /// Bytes that already are a JSON value (an unknown event's record).
     @inlinable public mutating func raw(_ value: RawJSON) {
-        bytes.append(contentsOf: value.bytes)
+        append(value.bytes)
     }
 
     /// A nested value.
@@ -93,12 +165,20 @@
 public enum JSONNumber {
     /// Appends the decimal digits of `value`.
     @inlinable public static func appendInteger<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+            let n = writeInteger(value, to: buffer.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<n]))
+        }
+    }
+
+    /// Writes the decimal digits of `value` at `out` (room for 21 bytes); returns how many.
+    @inlinable public static func writeInteger<T: FixedWidthInteger>(_ value: T, to out: UnsafeMutablePointer<UInt8>) -> Int {
         if value == 0 {
-            out.append(UInt8(ascii: "0"))
-            return
+            out[0] = UInt8(ascii: "0")
+            return 1
         }
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch
-        withUnsafeMutableBytes(of: &digits) { buffer in
+        return withUnsafeMutableBytes(of: &digits) { buffer in
             var i = buffer.count
             var magnitude = value.magnitude
             while magnitude > 0 {
@@ -106,8 +186,14 @@ public enum JSONNumber {
                 buffer[i] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
                 magnitude /= 10
             }
-            if value < 0 { out.append(UInt8(ascii: "-")) }
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[i...]))
+            var n = 0
+            if value < 0 {
+                out[0] = UInt8(ascii: "-")
+                n = 1
+            }
+            let length = buffer.count - i
+            (out + n).update(from: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + i, count: length)
+            return n + length
         }
     }
 }
@@ -116,10 +202,9 @@ extension CanonicalWriter {
     /// Starts an event's object with its tag member: `{"type":"payment.captured"`.
     @inlinable public mutating func beginEvent(tagKey: String, type: String) {
         beginObject()
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
-        JSONString.appendQuoted(tagKey, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        JSONString.appendQuoted(type, to: &bytes)
+        string(tagKey)
+        append(UInt8(ascii: ":"))
+        string(type)
         needsComma = true
     }
 }

@@ -73,33 +73,34 @@ public enum JSONString {
         string.withUTF8 { appendQuoted(utf8: $0, to: &out) }
     }
 
+    /// Whether `utf8` holds a byte that a JSON string must escape: `"`, `\\` or a control character.
+    @inlinable public static func needsEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = utf8.count
+        guard let p = utf8.baseAddress else { return false }
+        var i = 0
+        // Eight bytes at a time (exact: a borrow only starts at a flagged byte).
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while i + 8 <= n {
+            let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+            let q = w ^ (ones &* 0x22)
+            let b = w ^ (ones &* 0x5C)
+            if (((q &- ones) & ~q) | ((b &- ones) & ~b) | ((w &- (ones &* 0x20)) & ~w)) & highs != 0 { return true }
+            i += 8
+        }
+        while i < n {
+            let c = p[i]
+            if c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") { return true }
+            i += 1
+        }
+        return false
+    }
+
     /// Appends already-valid UTF-8 bytes as a quoted JSON string with minimal escaping.
     public static func appendQuoted(utf8: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         // Most strings need no escape: one scan, then one copy with the quotes.
-        var clean = true
         let n = utf8.count
-        if let p = utf8.baseAddress {
-            var i = 0
-            // Eight bytes at a time: any `"`, `\\` or control character (exact: a borrow only starts at one).
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            let highs: UInt64 = 0x8080_8080_8080_8080
-            while i + 8 <= n {
-                let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
-                let q = w ^ (ones &* 0x22)
-                let b = w ^ (ones &* 0x5C)
-                if (((q &- ones) & ~q) | ((b &- ones) & ~b) | ((w &- (ones &* 0x20)) & ~w)) & highs != 0 {
-                    clean = false
-                    break
-                }
-                i += 8
-            }
-            while clean && i < n {
-                let c = p[i]
-                if c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") { clean = false }
-                i += 1
-            }
-        }
-        if clean {
+        if !needsEscaping(utf8) {
             out.append(UInt8(ascii: "\""))
             if n > 0 { out.append(contentsOf: utf8) }
             out.append(UInt8(ascii: "\""))

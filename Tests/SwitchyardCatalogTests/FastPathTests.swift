@@ -30,9 +30,11 @@ import SwitchyardTestSupport
             #expect(fast.knownType == general.lastKnownType, "\(label())")
             #expect(fast.unknownFieldCount == slow.unknownFields, "unknown-field counts differ: \(label())")
             var writer = CanonicalWriter()
-            #expect(value.writeCanonical(to: &writer))
+            let wrote = value.writeCanonical(to: &writer)
+            let written = writer.bytes
+            #expect(wrote)
             let encoded = try? CanonicalJSONEncoder().encode(value)
-            #expect(writer.bytes == encoded, "encodings differ: \(label())\n\(String(decoding: writer.bytes, as: UTF8.self))")
+            #expect(written == encoded, "encodings differ: \(label())\n\(String(decoding: written, as: UTF8.self))")
         case .unknown(let value, let type):
             guard let fast else { return false }
             #expect(fast.knownType == nil, "\(label())")
