@@ -13,7 +13,7 @@ extension Money: FastCodable {
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
         var value: Int64 = 0
         var currency = ""
-        var members = try cursor.beginObject()
+        var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
             case .value: value = try cursor.int64()
@@ -41,7 +41,7 @@ extension Merchant: FastCodable {
         var id = ""
         var name = ""
         var country: String?
-        var members = try cursor.beginObject()
+        var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
             case .id: id = try cursor.string()
@@ -75,7 +75,7 @@ extension Card: FastCodable {
         var last4 = ""
         var expMonth = 0
         var expYear = 0
-        var members = try cursor.beginObject()
+        var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
             case .brand: brand = try cursor.string()
@@ -110,7 +110,7 @@ extension PaymentFailureReason: FastCodable {
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
         var code = ""
         var message: String?
-        var members = try cursor.beginObject()
+        var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
             case .code: code = try cursor.string()
@@ -143,7 +143,7 @@ extension PaymentAuthorized: FastCodable {
         var merchant = Merchant(id: "", name: "")
         var method = PaymentMethod(rawValue: "")
         var card: Card?
-        var members = try cursor.beginObject()
+        var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
@@ -186,7 +186,7 @@ extension PaymentCaptured: FastCodable {
         var amount = Money(value: 0, currency: "")
         var merchant = Merchant(id: "", name: "")
         var installments = 1
-        var members = try cursor.beginObject()
+        var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
@@ -223,7 +223,7 @@ extension PaymentRefunded: FastCodable {
         var paymentId = ""
         var amount = Money(value: 0, currency: "")
         var reason = RefundReason(rawValue: "")
-        var members = try cursor.beginObject()
+        var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
@@ -257,7 +257,7 @@ extension PaymentFailed: FastCodable {
         var paymentId = ""
         var amount = Money(value: 0, currency: "")
         var failure = PaymentFailureReason(code: "")
-        var members = try cursor.beginObject()
+        var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
@@ -309,7 +309,7 @@ extension PostCreated: FastCodable {
         var tags: [String] = []
         var visibility = Visibility(.public)
         var mediaCount = 0
-        var members = try cursor.beginObject()
+        var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
@@ -353,7 +353,7 @@ extension PostLiked: FastCodable {
         var envelope = EnvelopeFields()
         var postId = ""
         var userId = ""
-        var members = try cursor.beginObject()
+        var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
@@ -385,7 +385,7 @@ extension CommentAdded: FastCodable {
         var commentId = ""
         var authorId = ""
         var text = ""
-        var members = try cursor.beginObject()
+        var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
@@ -421,7 +421,7 @@ extension UserFollowed: FastCodable {
         var envelope = EnvelopeFields()
         var followerId = ""
         var followeeId = ""
-        var members = try cursor.beginObject()
+        var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)

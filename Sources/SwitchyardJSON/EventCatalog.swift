@@ -55,13 +55,13 @@ public struct EventType<Catalog>: Sendable {
     public let type: String
     /// The payload type.
     public let payload: any Event.Type
-    let decode: @Sendable (any Decoder) throws -> Catalog
+    @usableFromInline let decode: @Sendable (any Decoder) throws -> Catalog
     /// The fast path's reader, when the payload type has one.
     @usableFromInline let fastDecode: (@Sendable (inout JSONCursor) throws(FastPathBail) -> Catalog)?
-    let utf8: [UInt8]
+    @usableFromInline let utf8: [UInt8]
 
     /// An entry for `event`, wrapped into the catalog by `wrap` (usually the enum case).
-    public init<E: Event>(_ event: E.Type, _ wrap: @escaping @Sendable (E) -> Catalog) {
+    @inlinable public init<E: Event>(_ event: E.Type, _ wrap: @escaping @Sendable (E) -> Catalog) {
         type = E.type
         utf8 = Array(E.type.utf8)
         payload = E.self
@@ -69,8 +69,9 @@ public struct EventType<Catalog>: Sendable {
         fastDecode = nil
     }
 
-    /// An entry for an event with a fast path (``FastCodable``).
-    public init<E: Event & FastCodable>(_ event: E.Type, _ wrap: @escaping @Sendable (E) -> Catalog) {
+    /// An entry for an event with a fast path (``FastCodable``). Inlinable, so that the reader is
+    /// specialized for the event type where the catalog lists it (no generic copies of the value).
+    @inlinable public init<E: Event & FastCodable>(_ event: E.Type, _ wrap: @escaping @Sendable (E) -> Catalog) {
         type = E.type
         utf8 = Array(E.type.utf8)
         payload = E.self

@@ -63,11 +63,11 @@ public protocol FastCodable {
         return base[i]
     }
 
-    /// Consumes `{`; read the members with ``nextField(_:_:)``.
-    @inlinable public mutating func beginObject() throws(FastPathBail) -> ObjectMembers {
+    /// Consumes `{`; read the members with ``nextField(_:_:)`` and the same table.
+    @inlinable public mutating func beginObject<Key>(_ fields: FieldTable<Key>) throws(FastPathBail) -> ObjectMembers {
         guard try peek() == UInt8(ascii: "{") else { throw FastPathBail() }
         i += 1
-        return ObjectMembers()
+        return ObjectMembers(hint: fields.firstHint)
     }
 
     /// The next member's key, positioned at its value; nil after the closing `}`.
@@ -90,11 +90,25 @@ public protocol FastCodable {
             }
             members.started = true
             guard c == UInt8(ascii: "\"") else { throw FastPathBail() }
-            let keyStart = i
-            let key = try plainString()
+            var found: Int?
+            if let index = fields.quickMatch(base + i + 1, available: count - i - 1, hint: members.hint) {
+                // The member the model expects next, compared in place: its name needs no validation.
+                i += fields.entries[index].length + 2
+                found = index
+            } else {
+                let keyStart = i
+                let key = try plainString()
+                found = fields.index(of: key, words: keyWords(key), hint: members.hint)
+                if found == nil {
+                    guard try peek() == UInt8(ascii: ":") else { throw FastPathBail() }
+                    i += 1
+                    try keepUnknownMember(keyStart: keyStart, key: key, in: &members.unknown)
+                    continue
+                }
+            }
             guard try peek() == UInt8(ascii: ":") else { throw FastPathBail() }
             i += 1
-            if let index = fields.index(of: key, words: keyWords(key), hint: members.hint) {
+            if let index = found {
                 members.hint = index + 1
                 let bit: UInt64 = 1 << UInt64(index)
                 guard members.seen & bit == 0 else { throw FastPathBail() }
@@ -103,9 +117,7 @@ public protocol FastCodable {
                 // The tag: its value was read before dispatching; here it only has to be a string.
                 guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
                 _ = try scanString()
-                continue
             }
-            try keepUnknownMember(keyStart: keyStart, key: key, in: &members.unknown)
         }
     }
 
@@ -533,7 +545,7 @@ public struct ObjectMembers {
     @usableFromInline var hint = 0
     /// The members the table did not name, in order.
     public var unknown = UnknownFields()
-    @inlinable init() {}
+    @inlinable init(hint: Int) { self.hint = hint }
 }
 
 /// Where a cursor is inside an array (see ``JSONCursor/nextElement(_:)``).
@@ -552,6 +564,8 @@ public struct FieldTable<Key: CodingKey & CaseIterable>: Sendable where Key: Sen
     @usableFromInline let entries: [Entry]
     /// The entries a valid object must have, one bit each.
     @usableFromInline let required: UInt64
+    /// The entry expected first: the tag for an event (producers write it first), else the first key.
+    @usableFromInline let firstHint: Int
 
     @usableFromInline struct Entry: Sendable {
         @usableFromInline let length: Int
@@ -567,6 +581,9 @@ public struct FieldTable<Key: CodingKey & CaseIterable>: Sendable where Key: Sen
         var required: UInt64 = 0
         for (index, name) in (keys.map(\.stringValue) + (tag.map { [$0] } ?? [])).enumerated() {
             let bytes = Array(name.utf8)
+            precondition(
+                !bytes.isEmpty && bytes.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") },
+                "a field name must be plain ASCII: \(name)")
             let (first, last) = bytes.withUnsafeBufferPointer { JSONCursor.words($0) }
             entries.append(Entry(length: bytes.count, first: first, last: last, bytes: bytes.count > 16 ? bytes : nil))
             if index < keys.count && !optional.contains(where: { $0.stringValue == name }) { required |= 1 << UInt64(index) }
@@ -574,6 +591,31 @@ public struct FieldTable<Key: CodingKey & CaseIterable>: Sendable where Key: Sen
         precondition(entries.count <= 64, "a field table holds at most 64 names")
         self.entries = entries
         self.required = required
+        firstHint = tag == nil ? 0 : keys.count
+    }
+
+    /// The entry `hint` if the bytes at `start` are its name and a closing quote (`available` bytes may be
+    /// read from `start`). Names are plain ASCII (checked in `init`), so a match needs no validation.
+    @inlinable @inline(__always) func quickMatch(_ start: UnsafePointer<UInt8>, available: Int, hint: Int) -> Int? {
+        guard available >= 8 else { return nil }
+        let raw = UnsafeRawPointer(start)
+        let head = raw.loadUnaligned(as: UInt64.self)
+        return entries.withUnsafeBufferPointer { entries in
+            @inline(__always) func matches(_ e: Entry) -> Bool {
+                guard e.bytes == nil, available > e.length, start[e.length] == UInt8(ascii: "\"") else { return false }
+                if e.length >= 8 {
+                    return head == e.first && raw.loadUnaligned(fromByteOffset: e.length - 8, as: UInt64.self) == e.last
+                }
+                return head & ((UInt64(1) << UInt64(e.length &* 8)) &- 1) == e.first
+            }
+            // The expected member, or the one after it (an optional member left out).
+            let n = entries.count
+            let first = hint < n ? hint : 0
+            if matches(entries[first]) { return first }
+            let second = first + 1 < n ? first + 1 : 0
+            if matches(entries[second]) { return second }
+            return nil
+        }
     }
 
     /// The index of the entry whose name is `key` (whose words are `words`), trying `hint` first.
