@@ -145,9 +145,15 @@ public struct CanonicalWriter: ~Copyable {
         count &+= JSONNumber.writeInteger(value, to: base + count)
     }
 
-    /// A timestamp, as it was written.
+    /// A timestamp, as it was written (RFC 3339 text needs no escaping).
     @inlinable public mutating func timestamp(_ value: Timestamp) {
-        string(value.text)
+        value.withText { text in
+            reserve(text.count &+ 2)
+            base[count] = UInt8(ascii: "\"")
+            if let source = text.baseAddress { (base + count + 1).update(from: source, count: text.count) }
+            base[count &+ text.count &+ 1] = UInt8(ascii: "\"")
+            count &+= text.count &+ 2
+        }
     }
 
     /// Bytes that already are a JSON value (an unknown event's record).
@@ -229,7 +235,7 @@ extension Envelope {
 ///   holds placeholders until they are read.
 public struct EnvelopeFields {
     @usableFromInline var id = ""
-    @usableFromInline var occurredAt = Timestamp(text: "", (0, 0, 0))
+    @usableFromInline var occurredAt = Timestamp(bytes: UnsafeBufferPointer(start: nil, count: 0), (0, 0, 0))
     @usableFromInline var schemaVersion = 1
 
     @inlinable public init() {}

@@ -281,7 +281,7 @@ public protocol FastCodable {
         let (start, end, escaped) = try scanString()
         let raw = UnsafeBufferPointer(start: base + start, count: end - start)
         guard !escaped, let parsed = Timestamp.parse(raw) else { throw FastPathBail() }
-        return Timestamp(text: Self.makeString(raw), parsed)
+        return Timestamp(bytes: raw, parsed)
     }
 
     // MARK: - Strings

@@ -6,8 +6,41 @@ import Foundation
 /// numeric offsets (`+05:30`). The instant is available as ``date``; the text is kept so that a
 /// decode → encode round trip changes nothing. Only a deliberate assignment changes it.
 public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The text as written: in the value itself when it fits (any timestamp up to nanoseconds with an
+    /// offset), so that decoding one allocates nothing.
+    @usableFromInline let storage: Storage
+
+    @usableFromInline enum Storage: Sendable {
+        case inline(count: UInt8, bytes: (UInt64, UInt64, UInt64, UInt64, UInt64))
+        case string(String)
+
+        @usableFromInline static let inlineCapacity = 40
+
+        @usableFromInline init(_ bytes: UnsafeBufferPointer<UInt8>) {
+            guard bytes.count <= Self.inlineCapacity else {
+                self = .string(String(decoding: bytes, as: UTF8.self))
+                return
+            }
+            var words: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(bytes)) }
+            self = .inline(count: UInt8(bytes.count), bytes: words)
+        }
+    }
+
     /// The timestamp as written.
-    public let text: String
+    public var text: String {
+        withText { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with the text's UTF-8 bytes.
+    @inlinable public func withText<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        switch storage {
+        case .inline(let count, var bytes):
+            return withUnsafeBytes(of: &bytes) { body(UnsafeBufferPointer(start: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: Int(count))) }
+        case .string(var text):
+            return text.withUTF8(body)
+        }
+    }
     /// Whole seconds since 1970-01-01T00:00:00Z.
     public let epochSeconds: Int64
     /// Nanoseconds within the second (fractions beyond nanoseconds are truncated).
@@ -25,9 +58,8 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
     /// Parses RFC 3339 text; nil when it is not a valid timestamp.
     public init?(rfc3339 text: String) {
         var text = text
-        guard let parsed = text.withUTF8({ Self.parse($0) }) else { return nil }
-        self.text = text
-        (epochSeconds, nanoseconds, utcOffsetSeconds) = parsed
+        guard let value = text.withUTF8({ bytes in Self.parse(bytes).map { Timestamp(bytes: bytes, $0) } }) else { return nil }
+        self = value
     }
 
     /// A UTC timestamp for `date`, written with millisecond precision (`2024-03-01T12:30:00.123Z`).
@@ -45,15 +77,16 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
             let s = String(v)
             return String(repeating: "0", count: max(0, width - s.count)) + s
         }
-        text = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
+        var text = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
+        storage = text.withUTF8 { Storage($0) }
         epochSeconds = seconds
         nanoseconds = Int32(millis * 1_000_000)
         utcOffsetSeconds = 0
     }
 
     /// A timestamp from text that ``parse(_:)`` accepted.
-    @usableFromInline init(text: String, _ parsed: (Int64, Int32, Int32)) {
-        self.text = text
+    @usableFromInline init(bytes: UnsafeBufferPointer<UInt8>, _ parsed: (Int64, Int32, Int32)) {
+        storage = Storage(bytes)
         (epochSeconds, nanoseconds, utcOffsetSeconds) = parsed
     }
 
@@ -66,8 +99,7 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
                 guard let parsed = Self.parse(raw) else {
                     throw DecodingError.dataCorrupted(.init(codingPath: fast.codingPath, debugDescription: "Expected an RFC 3339 timestamp."))
                 }
-                text = String(decoding: raw, as: UTF8.self)
-                (epochSeconds, nanoseconds, utcOffsetSeconds) = parsed
+                self.init(bytes: raw, parsed)
                 return
             }
         }
@@ -89,8 +121,10 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
     }
 
     /// Equal instants written differently are different timestamps: the text is part of the value.
-    public static func == (a: Timestamp, b: Timestamp) -> Bool { a.text == b.text }
-    public func hash(into hasher: inout Hasher) { hasher.combine(text) }
+    public static func == (a: Timestamp, b: Timestamp) -> Bool {
+        a.withText { x in b.withText { y in x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) } }
+    }
+    public func hash(into hasher: inout Hasher) { withText { hasher.combine(bytes: UnsafeRawBufferPointer($0)) } }
 
     // MARK: - Parsing
 
