@@ -33,7 +33,9 @@ let package = Package(
 
         // MARK: - Layers, each depending only downward
         /// JSON reader with raw byte ranges, the Codable decoder/encoder, diagnostics.
-        .target(name: "SwitchyardJSON"),
+        .target(name: "SwitchyardJSON", dependencies: ["CJSONScan"]),
+        /// SSE2 byte scanning for the JSON fast path (header-only C, inlined into Swift).
+        .target(name: "CJSONScan"),
         /// The shipped event catalogs (payments, feeds).
         .target(name: "SwitchyardCatalog", dependencies: ["SwitchyardJSON"]),
         /// The Kafka client on librdkafka (consumer, producer, embedded mock broker); every C call is in RDKafka/.

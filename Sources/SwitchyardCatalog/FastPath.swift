@@ -11,8 +11,9 @@ extension Money: FastCodable {
     static let fields = FieldTable(CodingKeys.self)
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        var value: Int64 = 0
-        var currency = ""
+        // Every member starts as a placeholder and is read in place; the table's required bits say
+        // which ones the record must have had.
+        self.init(value: 0, currency: "")
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -20,7 +21,6 @@ extension Money: FastCodable {
             case .currency: currency = try cursor.string()
             }
         }
-        self.init(value: value, currency: currency)
         unknownFields = members.unknown
     }
 
@@ -38,9 +38,9 @@ extension Merchant: FastCodable {
     static let fields = FieldTable(CodingKeys.self, optional: [.country])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        var id = ""
-        var name = ""
-        var country: String?
+        // Every member starts as a placeholder and is read in place; the table's required bits say
+        // which ones the record must have had.
+        self.init(id: "", name: "", country: nil)
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -49,7 +49,6 @@ extension Merchant: FastCodable {
             case .country: country = try cursor.optionalString()
             }
         }
-        self.init(id: id, name: name, country: country)
         unknownFields = members.unknown
     }
 
@@ -71,10 +70,9 @@ extension Card: FastCodable {
     static let fields = FieldTable(CodingKeys.self)
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        var brand = ""
-        var last4 = ""
-        var expMonth = 0
-        var expYear = 0
+        // Every member starts as a placeholder and is read in place; the table's required bits say
+        // which ones the record must have had.
+        self.init(brand: "", last4: "", expMonth: 0, expYear: 0)
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -84,7 +82,6 @@ extension Card: FastCodable {
             case .expYear: expYear = try cursor.int()
             }
         }
-        self.init(brand: brand, last4: last4, expMonth: expMonth, expYear: expYear)
         unknownFields = members.unknown
     }
 
@@ -108,8 +105,9 @@ extension PaymentFailureReason: FastCodable {
     static let fields = FieldTable(CodingKeys.self, optional: [.message])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        var code = ""
-        var message: String?
+        // Every member starts as a placeholder and is read in place; the table's required bits say
+        // which ones the record must have had.
+        self.init(code: "", message: nil)
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -117,7 +115,6 @@ extension PaymentFailureReason: FastCodable {
             case .message: message = try cursor.optionalString()
             }
         }
-        self.init(code: code, message: message)
         unknownFields = members.unknown
     }
 
@@ -137,12 +134,9 @@ extension PaymentAuthorized: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion, .card])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        var envelope = EnvelopeFields()
-        var paymentId = ""
-        var amount = Money(value: 0, currency: "")
-        var merchant = Merchant(id: "", name: "")
-        var method = PaymentMethod(rawValue: "")
-        var card: Card?
+        // Every member starts as a placeholder and is read in place; the table's required bits say
+        // which ones the record must have had.
+        self.init(envelope: .unread, paymentId: "", amount: Money(value: 0, currency: ""), merchant: Merchant(id: "", name: ""), method: PaymentMethod(rawValue: ""), card: nil)
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -154,7 +148,6 @@ extension PaymentAuthorized: FastCodable {
             case .card: card = try cursor.null() ? nil : try Card(reading: &cursor)
             }
         }
-        self.init(envelope: envelope.envelope, paymentId: paymentId, amount: amount, merchant: merchant, method: method, card: card)
         unknownFields = members.unknown
     }
 
@@ -181,11 +174,9 @@ extension PaymentCaptured: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion, .installments])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        var envelope = EnvelopeFields()
-        var paymentId = ""
-        var amount = Money(value: 0, currency: "")
-        var merchant = Merchant(id: "", name: "")
-        var installments = 1
+        // Every member starts as a placeholder and is read in place; the table's required bits say
+        // which ones the record must have had.
+        self.init(envelope: .unread, paymentId: "", amount: Money(value: 0, currency: ""), merchant: Merchant(id: "", name: ""), installments: 1)
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -196,7 +187,6 @@ extension PaymentCaptured: FastCodable {
             case .installments: installments = try cursor.optionalInt() ?? 1
             }
         }
-        self.init(envelope: envelope.envelope, paymentId: paymentId, amount: amount, merchant: merchant, installments: installments)
         unknownFields = members.unknown
     }
 
@@ -219,10 +209,9 @@ extension PaymentRefunded: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        var envelope = EnvelopeFields()
-        var paymentId = ""
-        var amount = Money(value: 0, currency: "")
-        var reason = RefundReason(rawValue: "")
+        // Every member starts as a placeholder and is read in place; the table's required bits say
+        // which ones the record must have had.
+        self.init(envelope: .unread, paymentId: "", amount: Money(value: 0, currency: ""), reason: RefundReason(rawValue: ""))
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -232,7 +221,6 @@ extension PaymentRefunded: FastCodable {
             case .reason: reason = RefundReason(rawValue: try cursor.string())
             }
         }
-        self.init(envelope: envelope.envelope, paymentId: paymentId, amount: amount, reason: reason)
         unknownFields = members.unknown
     }
 
@@ -253,10 +241,9 @@ extension PaymentFailed: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        var envelope = EnvelopeFields()
-        var paymentId = ""
-        var amount = Money(value: 0, currency: "")
-        var failure = PaymentFailureReason(code: "")
+        // Every member starts as a placeholder and is read in place; the table's required bits say
+        // which ones the record must have had.
+        self.init(envelope: .unread, paymentId: "", amount: Money(value: 0, currency: ""), failure: PaymentFailureReason(code: ""))
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -266,7 +253,6 @@ extension PaymentFailed: FastCodable {
             case .failure: failure = try PaymentFailureReason(reading: &cursor)
             }
         }
-        self.init(envelope: envelope.envelope, paymentId: paymentId, amount: amount, failure: failure)
         unknownFields = members.unknown
     }
 
@@ -302,13 +288,9 @@ extension PostCreated: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion, .tags, .visibility, .mediaCount])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        var envelope = EnvelopeFields()
-        var postId = ""
-        var authorId = ""
-        var text = ""
-        var tags: [String] = []
-        var visibility = Visibility(.public)
-        var mediaCount = 0
+        // Every member starts as a placeholder and is read in place; the table's required bits say
+        // which ones the record must have had.
+        self.init(envelope: .unread, postId: "", authorId: "", text: "")
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -321,9 +303,6 @@ extension PostCreated: FastCodable {
             case .mediaCount: mediaCount = try cursor.optionalInt() ?? 0
             }
         }
-        self.init(
-            envelope: envelope.envelope, postId: postId, authorId: authorId, text: text, tags: tags, visibility: visibility,
-            mediaCount: mediaCount)
         unknownFields = members.unknown
     }
 
@@ -350,9 +329,9 @@ extension PostLiked: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        var envelope = EnvelopeFields()
-        var postId = ""
-        var userId = ""
+        // Every member starts as a placeholder and is read in place; the table's required bits say
+        // which ones the record must have had.
+        self.init(envelope: .unread, postId: "", userId: "")
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -361,7 +340,6 @@ extension PostLiked: FastCodable {
             case .userId: userId = try cursor.string()
             }
         }
-        self.init(envelope: envelope.envelope, postId: postId, userId: userId)
         unknownFields = members.unknown
     }
 
@@ -380,11 +358,9 @@ extension CommentAdded: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        var envelope = EnvelopeFields()
-        var postId = ""
-        var commentId = ""
-        var authorId = ""
-        var text = ""
+        // Every member starts as a placeholder and is read in place; the table's required bits say
+        // which ones the record must have had.
+        self.init(envelope: .unread, postId: "", commentId: "", authorId: "", text: "")
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -395,7 +371,6 @@ extension CommentAdded: FastCodable {
             case .text: text = try cursor.string()
             }
         }
-        self.init(envelope: envelope.envelope, postId: postId, commentId: commentId, authorId: authorId, text: text)
         unknownFields = members.unknown
     }
 
@@ -418,9 +393,9 @@ extension UserFollowed: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        var envelope = EnvelopeFields()
-        var followerId = ""
-        var followeeId = ""
+        // Every member starts as a placeholder and is read in place; the table's required bits say
+        // which ones the record must have had.
+        self.init(envelope: .unread, followerId: "", followeeId: "")
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -429,7 +404,6 @@ extension UserFollowed: FastCodable {
             case .followeeId: followeeId = try cursor.string()
             }
         }
-        self.init(envelope: envelope.envelope, followerId: followerId, followeeId: followeeId)
         unknownFields = members.unknown
     }
 

@@ -229,18 +229,15 @@ extension Envelope {
     }
 }
 
-/// The envelope members of an event that the fast path is reading (they sit flat in the event's object).
-///
-/// - Important: `id` and `occurredAt` must be required entries of the event's ``FieldTable``: this type
-///   holds placeholders until they are read.
-public struct EnvelopeFields {
-    @usableFromInline var id = ""
-    @usableFromInline var occurredAt = Timestamp(bytes: UnsafeBufferPointer(start: nil, count: 0), (0, 0, 0))
-    @usableFromInline var schemaVersion = 1
+extension Envelope {
+    /// The placeholder an event read by the fast path starts from; `id` and `occurredAt` must be required
+    /// entries of the event's ``FieldTable``, so that a record without them is not decided on the fast path.
+    @inlinable public static var unread: Envelope {
+        Envelope(id: "", occurredAt: Timestamp(bytes: UnsafeBufferPointer(start: nil, count: 0), (0, 0, 0)))
+    }
 
-    @inlinable public init() {}
-
-    /// Reads the value of the envelope member `key` (`id`, `occurredAt` or `schemaVersion`).
+    /// Reads the value of the envelope member `key` (`id`, `occurredAt` or `schemaVersion`): the envelope's
+    /// members sit flat in the event's object.
     @inlinable public mutating func read<Key: EnvelopeCodingKey & Equatable>(_ key: Key, _ cursor: inout JSONCursor) throws(FastPathBail) {
         if key == .id {
             id = try cursor.identifier()
@@ -249,10 +246,5 @@ public struct EnvelopeFields {
         } else {
             schemaVersion = try cursor.optionalInt() ?? 1
         }
-    }
-
-    /// The envelope.
-    @inlinable public var envelope: Envelope {
-        Envelope(id: id, occurredAt: occurredAt, schemaVersion: schemaVersion)
     }
 }

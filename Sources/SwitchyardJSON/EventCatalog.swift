@@ -71,7 +71,7 @@ public struct EventType<Catalog>: Sendable {
 
     /// An entry for an event with a fast path (``FastCodable``). Inlinable, so that the reader is
     /// specialized for the event type where the catalog lists it (no generic copies of the value).
-    @inlinable public init<E: Event & FastCodable>(_ event: E.Type, _ wrap: @escaping @Sendable (E) -> Catalog) {
+    @inlinable public init<E: Event & FastCodable>(_ event: E.Type, _ wrap: @escaping @Sendable (consuming E) -> Catalog) {
         type = E.type
         utf8 = Array(E.type.utf8)
         payload = E.self

@@ -1,3 +1,5 @@
+import CJSONScan
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -74,7 +76,7 @@ public protocol FastCodable {
     ///
     /// Members that `fields` does not name are validated and kept in `members.unknown`; the table's tag
     /// member is checked to be a string and skipped. A key seen twice bails.
-    @inlinable public mutating func nextField<Key>(_ fields: FieldTable<Key>, _ members: inout ObjectMembers) throws(FastPathBail) -> Key? {
+    @inlinable @inline(__always) public mutating func nextField<Key>(_ fields: FieldTable<Key>, _ members: inout ObjectMembers) throws(FastPathBail) -> Key? {
         while true {
             var c = try peek()
             if c == UInt8(ascii: "}") {
@@ -113,7 +115,7 @@ public protocol FastCodable {
                 let bit: UInt64 = 1 << UInt64(index)
                 guard members.seen & bit == 0 else { throw FastPathBail() }
                 members.seen |= bit
-                if index < fields.keys.count { return fields.keys[index] }
+                if index < fields.keyCount { return fields.keys[index] }
                 // The tag: its value was read before dispatching; here it only has to be a string.
                 guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
                 _ = try scanString()
@@ -208,12 +210,10 @@ public protocol FastCodable {
         return String(decoding: JSONString.unescape(raw), as: UTF8.self)
     }
 
-    /// A String of validated UTF-8 bytes, written straight into the string's storage.
+    /// A String of validated UTF-8 bytes (`String(decoding:as:)` measured faster here than
+    /// `init(unsafeUninitializedCapacity:initializingUTF8With:)`).
     @inlinable static func makeString(_ raw: UnsafeBufferPointer<UInt8>) -> String {
-        String(unsafeUninitializedCapacity: raw.count) { buffer in
-            if raw.count > 0 { UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: raw.baseAddress!, byteCount: raw.count) }
-            return raw.count
-        }
+        String(decoding: raw, as: UTF8.self)
     }
 
     /// A string value, or nil for `null`.
@@ -301,15 +301,8 @@ public protocol FastCodable {
         let start = i
         var escaped = false
         while true {
-            // Eight bytes at a time, straight to the first byte that needs a look.
-            while i + 8 <= count {
-                let special = JSONCursor.specialBytes(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
-                if special != 0 {
-                    i += special.trailingZeroBitCount >> 3
-                    break
-                }
-                i += 8
-            }
+            // Straight to the first byte that needs a look (sixteen bytes per step).
+            i += sy_json_plain_prefix(base + i, count - i)
             guard i < count else { throw FastPathBail() }
             let c = base[i]
             if c == UInt8(ascii: "\"") { break }
@@ -327,19 +320,6 @@ public protocol FastCodable {
         let end = i
         i += 1
         return (start, end, escaped)
-    }
-
-    /// The high bit of each byte of `word` that is `"`, `\`, a control character or non-ASCII; the
-    /// lowest flagged byte is exact (borrows only run upwards from a flagged byte).
-    @inlinable @inline(__always) static func specialBytes(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let q = word ^ (ones &* 0x22)
-        let b = word ^ (ones &* 0x5C)
-        let quote = (q &- ones) & ~q & highs
-        let backslash = (b &- ones) & ~b & highs
-        let control = (word &- (ones &* 0x20)) & ~word & highs
-        return quote | backslash | control | (word & highs)
     }
 
     /// Validates one escape at `i` (which holds the backslash) and moves past it.
@@ -528,6 +508,18 @@ public protocol FastCodable {
         }
     }
 
+    /// Whether `bytes` is one valid JSON value without repeated keys, as far as the fast path decides
+    /// (false also for valid input it leaves to ``JSONReader``, such as nesting deeper than 64).
+    public static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        do throws(FastPathBail) {
+            var cursor = try JSONCursor(bytes)
+            try cursor.validateDocument()
+            return true
+        } catch {
+            return false
+        }
+    }
+
     /// Validates the whole input as one JSON value (no repeated keys).
     @usableFromInline mutating func validateDocument() throws(FastPathBail) {
         i = 0
@@ -556,27 +548,34 @@ public struct ArrayElements {
 
 /// The member names of one model, matched against raw key bytes: its coding keys, plus the catalog's tag
 /// for an event. Members are required unless named in `optional`.
-public struct FieldTable<Key: CodingKey & CaseIterable>: Sendable where Key: Sendable {
+///
+/// - Important: a table's memory is never freed: keep each table in a `static let` (one per model).
+///   That makes reading it free of reference counting on the hot path.
+public struct FieldTable<Key: CodingKey & CaseIterable>: @unchecked Sendable where Key: Sendable {
+    // @unchecked: the pointers are written once in `init` and only read afterwards.
+
     /// The keys, in table order; the tag, if any, is the entry after them.
-    @usableFromInline let keys: [Key]
-    /// Each name as its length and its first and last eight bytes (zero-padded when shorter); names
-    /// longer than 16 bytes also keep their bytes.
-    @usableFromInline let entries: [Entry]
+    @usableFromInline let keys: UnsafePointer<Key>
+    @usableFromInline let keyCount: Int
+    /// Each name as its length and its first and last eight bytes (zero-padded when shorter).
+    @usableFromInline let entries: UnsafePointer<Entry>
+    @usableFromInline let entryCount: Int
     /// The entries a valid object must have, one bit each.
     @usableFromInline let required: UInt64
     /// The entry expected first: the tag for an event (producers write it first), else the first key.
     @usableFromInline let firstHint: Int
 
-    @usableFromInline struct Entry: Sendable {
+    @usableFromInline struct Entry {
         @usableFromInline let length: Int
         @usableFromInline let first: UInt64
         @usableFromInline let last: UInt64
-        @usableFromInline let bytes: [UInt8]?
+        /// The name's bytes, for names longer than 16 bytes (the two words do not cover them).
+        @usableFromInline let long: UnsafePointer<UInt8>?
     }
 
     /// The table of `Key`'s cases; `tag` names the catalog's tag member when the model is an event.
     public init(_ key: Key.Type, tag: String? = nil, optional: [Key] = []) {
-        keys = Array(Key.allCases)
+        let keys = Array(Key.allCases)
         var entries: [Entry] = []
         var required: UInt64 = 0
         for (index, name) in (keys.map(\.stringValue) + (tag.map { [$0] } ?? [])).enumerated() {
@@ -585,11 +584,24 @@ public struct FieldTable<Key: CodingKey & CaseIterable>: Sendable where Key: Sen
                 !bytes.isEmpty && bytes.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") },
                 "a field name must be plain ASCII: \(name)")
             let (first, last) = bytes.withUnsafeBufferPointer { JSONCursor.words($0) }
-            entries.append(Entry(length: bytes.count, first: first, last: last, bytes: bytes.count > 16 ? bytes : nil))
+            var long: UnsafePointer<UInt8>?
+            if bytes.count > 16 {
+                let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes.count)
+                copy.initialize(from: bytes, count: bytes.count)
+                long = UnsafePointer(copy)
+            }
+            entries.append(Entry(length: bytes.count, first: first, last: last, long: long))
             if index < keys.count && !optional.contains(where: { $0.stringValue == name }) { required |= 1 << UInt64(index) }
         }
         precondition(entries.count <= 64, "a field table holds at most 64 names")
-        self.entries = entries
+        let keyStorage = UnsafeMutablePointer<Key>.allocate(capacity: max(keys.count, 1))
+        keyStorage.initialize(from: keys, count: keys.count)
+        let entryStorage = UnsafeMutablePointer<Entry>.allocate(capacity: max(entries.count, 1))
+        entryStorage.initialize(from: entries, count: entries.count)
+        self.keys = UnsafePointer(keyStorage)
+        keyCount = keys.count
+        self.entries = UnsafePointer(entryStorage)
+        entryCount = entries.count
         self.required = required
         firstHint = tag == nil ? 0 : keys.count
     }
@@ -600,35 +612,31 @@ public struct FieldTable<Key: CodingKey & CaseIterable>: Sendable where Key: Sen
         guard available >= 8 else { return nil }
         let raw = UnsafeRawPointer(start)
         let head = raw.loadUnaligned(as: UInt64.self)
-        return entries.withUnsafeBufferPointer { entries in
-            @inline(__always) func matches(_ e: Entry) -> Bool {
-                guard e.bytes == nil, available > e.length, start[e.length] == UInt8(ascii: "\"") else { return false }
-                if e.length >= 8 {
-                    return head == e.first && raw.loadUnaligned(fromByteOffset: e.length - 8, as: UInt64.self) == e.last
-                }
-                return head & ((UInt64(1) << UInt64(e.length &* 8)) &- 1) == e.first
+        @inline(__always) func matches(_ e: Entry) -> Bool {
+            guard e.long == nil, available > e.length, start[e.length] == UInt8(ascii: "\"") else { return false }
+            if e.length >= 8 {
+                return head == e.first && raw.loadUnaligned(fromByteOffset: e.length - 8, as: UInt64.self) == e.last
             }
-            // The expected member, or the one after it (an optional member left out).
-            let n = entries.count
-            let first = hint < n ? hint : 0
-            if matches(entries[first]) { return first }
-            let second = first + 1 < n ? first + 1 : 0
-            if matches(entries[second]) { return second }
-            return nil
+            return head & ((UInt64(1) << UInt64(e.length &* 8)) &- 1) == e.first
         }
+        // The expected member, or the one after it (an optional member left out).
+        let n = entryCount
+        let first = hint < n ? hint : 0
+        if matches(entries[first]) { return first }
+        let second = first + 1 < n ? first + 1 : 0
+        if matches(entries[second]) { return second }
+        return nil
     }
 
     /// The index of the entry whose name is `key` (whose words are `words`), trying `hint` first.
     @inlinable func index(of key: UnsafeBufferPointer<UInt8>, words: (UInt64, UInt64), hint: Int) -> Int? {
-        entries.withUnsafeBufferPointer { entries in
-            @inline(__always) func matches(_ e: Entry) -> Bool {
-                guard e.length == key.count, e.first == words.0, e.last == words.1 else { return false }
-                guard let bytes = e.bytes else { return true }
-                return bytes.withUnsafeBufferPointer { memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 }
-            }
-            if hint < entries.count && matches(entries[hint]) { return hint }
-            for k in 0..<entries.count where matches(entries[k]) { return k }
-            return nil
+        @inline(__always) func matches(_ e: Entry) -> Bool {
+            guard e.length == key.count, e.first == words.0, e.last == words.1 else { return false }
+            guard let long = e.long else { return true }
+            return memcmp(long, key.baseAddress!, key.count) == 0
         }
+        if hint < entryCount && matches(entries[hint]) { return hint }
+        for k in 0..<entryCount where matches(entries[k]) { return k }
+        return nil
     }
 }

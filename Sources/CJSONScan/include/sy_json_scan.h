@@ -1,0 +1,39 @@
+// Byte scanning for Switchyard's JSON fast path: sixteen bytes per step with SSE2 where the target has it.
+// Header-only (static inline) so that Swift inlines it into the reader.
+#ifndef SY_JSON_SCAN_H
+#define SY_JSON_SCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/// The number of leading bytes of `p[0..<n]` that a JSON string may hold as they are: not `"`, not `\`,
+/// not a control character (< 0x20) and not a non-ASCII byte (>= 0x80, which needs UTF-8 validation).
+static inline size_t sy_json_plain_prefix(const uint8_t *p, size_t n) {
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i space = _mm_set1_epi8(0x20);
+    while (i + 16 <= n) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+        // A signed comparison with 0x20 catches both control characters and bytes >= 0x80 (negative).
+        __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                                       _mm_cmplt_epi8(v, space));
+        unsigned mask = (unsigned)_mm_movemask_epi8(special);
+        if (mask != 0) return i + (size_t)__builtin_ctz(mask);
+        i += 16;
+    }
+#endif
+    while (i < n) {
+        uint8_t c = p[i];
+        if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return i;
+        i += 1;
+    }
+    return n;
+}
+
+#endif
