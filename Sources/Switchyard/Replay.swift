@@ -22,6 +22,8 @@ public struct ReplayedRecord {
     public var decoded: DecodedRecord
     /// With ``ReplayOptions/roundTrip``: what a decoded record's round trip lost, if anything.
     public var roundTripProblem: String?
+    /// The policy the record was judged under.
+    public var policy: TopicPolicy = .lenient
 }
 
 /// Counts for the replay summary (PRODUCT.md, "CLI").
@@ -35,8 +37,12 @@ public struct ReplaySummary: Sendable {
     public var lossy = 0
     /// Whether a strict topic had a failure.
     public var strictFailures = 0
-    public var byType: [String: Int] = [:]
-    public var unknownTypes: [String: Int] = [:]
+    /// Decoded records per event type.
+    public var byType: [String: Int] { decodedTypes.dictionary }
+    /// Unknown records per tag.
+    public var unknownTypes: [String: Int] { unknownTags.dictionary }
+    private var decodedTypes = NameCounts()
+    private var unknownTags = NameCounts()
     public var failures: [FailureGroup: FailureCount] = [:]
 
     /// Failures with the same kind, path and type.
@@ -57,17 +63,18 @@ public struct ReplaySummary: Sendable {
     public init() {}
 
     /// Adds one replayed record.
-    public mutating func add(_ replayed: ReplayedRecord, policy: TopicPolicy) {
+    public mutating func add(_ replayed: ReplayedRecord) {
+        let policy = replayed.policy
         records += 1
         unknownFields += replayed.decoded.unknownFields
         if replayed.roundTripProblem != nil { lossy += 1 }
         switch replayed.decoded.outcome {
         case .decoded(let type):
             decoded += 1
-            byType[type, default: 0] += 1
+            decodedTypes.add(type)
         case .unknown(let type):
             unknown += 1
-            unknownTypes[type, default: 0] += 1
+            unknownTags.add(type)
         case .tombstone:
             tombstones += 1
         case .failed(let failure):
@@ -131,13 +138,41 @@ public struct ReplaySummary: Sendable {
     }
 }
 
+/// Counts per name. The first names go in a short array: a topic's records have few types, and comparing
+/// two short strings costs less than hashing one per record. Names beyond those go in a dictionary.
+struct NameCounts: Sendable {
+    private var few: [(name: String, count: Int)] = []
+    private var more: [String: Int] = [:]
+
+    mutating func add(_ name: String) {
+        for k in few.indices where few[k].name == name {
+            few[k].count += 1
+            return
+        }
+        if few.count < 16 { few.append((name, 1)) } else { more[name, default: 0] += 1 }
+    }
+
+    var dictionary: [String: Int] {
+        more.merging(few.map { ($0.name, $0.count) }) { $0 + $1 }
+    }
+}
+
 /// Replays dump records through the codecs, one at a time.
 public struct Replayer {
     public let options: ReplayOptions
     private var codecs: [String: TopicCodec] = [:]
+    /// The codec for every record when the topic is forced (no lookup per record).
+    private var forced: TopicCodec?
 
     public init(options: ReplayOptions) {
         self.options = options
+        if let topic = options.topic {
+            forced = TopicCodec(catalog: topic.catalog, policy: topic.policy, readerOptions: Self.readerOptions(options))
+        }
+    }
+
+    static func readerOptions(_ options: ReplayOptions) -> JSONReader.Options {
+        JSONReader.Options(maxBytes: options.maxRecordBytes, rejectDuplicateKeys: true)
     }
 
     /// Why a record has no catalog (exit 64/65 at the CLI).
@@ -156,27 +191,30 @@ public struct Replayer {
 
     /// Decodes one record.
     public mutating func replay(_ record: DumpRecord) throws(NoCatalog) -> ReplayedRecord {
+        if forced != nil, let topic = options.topic {
+            return Self.judge(record, topic: topic.name, policy: topic.policy, codec: &forced!, roundTrip: options.roundTrip)
+        }
         let topic: String
         let catalog: CatalogName
         let policy: TopicPolicy
-        if let forced = options.topic {
-            (topic, catalog, policy) = (forced.name, forced.catalog, forced.policy)
-        } else if let name = record.topic, let entry = options.topics[name] ?? CatalogName(rawValue: name).map({ ($0, $0.defaultPolicy) }) {
+        if let name = record.topic, let entry = options.topics[name] ?? CatalogName(rawValue: name).map({ ($0, $0.defaultPolicy) }) {
             (topic, catalog, policy) = (name, entry.catalog, entry.policy)
         } else {
             throw NoCatalog(topic: record.topic)
         }
         if codecs[topic] == nil {
-            codecs[topic] = TopicCodec(
-                catalog: catalog, policy: policy,
-                readerOptions: JSONReader.Options(maxBytes: options.maxRecordBytes, rejectDuplicateKeys: true))
+            codecs[topic] = TopicCodec(catalog: catalog, policy: policy, readerOptions: Self.readerOptions(options))
         }
-        // Mutate in place: a copy would make the codec's reusable buffers copy on write.
-        let decoded = codecs[topic]!.decode(record.value)
+        // In place: a copy would make the codec's reusable buffers copy on write.
+        return Self.judge(record, topic: topic, policy: policy, codec: &codecs[topic]!, roundTrip: options.roundTrip)
+    }
+
+    static func judge(_ record: DumpRecord, topic: String, policy: TopicPolicy, codec: inout TopicCodec, roundTrip: Bool) -> ReplayedRecord {
+        let decoded = codec.decode(record.value)
         var problem: String?
-        if options.roundTrip, case .decoded = decoded.outcome, let event = decoded.event, let value = record.value {
-            problem = codecs[topic]!.roundTripProblem(input: value, event: event)
+        if roundTrip, case .decoded = decoded.outcome, let event = decoded.event, let value = record.value {
+            problem = codec.roundTripProblem(input: value, event: event)
         }
-        return ReplayedRecord(record: record, topic: topic, decoded: decoded, roundTripProblem: problem)
+        return ReplayedRecord(record: record, topic: topic, decoded: decoded, roundTripProblem: problem, policy: policy)
     }
 }

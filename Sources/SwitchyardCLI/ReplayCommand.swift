@@ -184,7 +184,7 @@ struct ReplayCommand: Command {
                     out.flush()
                     throw CommandError(.usage, error.description)
                 }
-                summary.add(replayed, policy: replayer.policy(for: replayed.topic))
+                summary.add(replayed)
                 if let problem = replayed.roundTripProblem, lossyExamples.count < 20 {
                     lossyExamples.append((record.index, problem))
                 }
