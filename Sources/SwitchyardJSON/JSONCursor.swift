@@ -78,6 +78,21 @@ public protocol FastCodable {
     /// member is checked to be a string and skipped. A key seen twice bails.
     @inlinable @inline(__always) public mutating func nextField<Key>(_ fields: FieldTable<Key>, _ members: inout ObjectMembers) throws(FastPathBail) -> Key? {
         while true {
+            // Compact JSON first: `,"name":` with the name the model expects next, compared in place.
+            var at = i
+            if members.started && at < count && base[at] == UInt8(ascii: ",") { at += 1 }
+            if at > i || !members.started, at < count, base[at] == UInt8(ascii: "\""),
+                let index = fields.quickMatch(base + at + 1, available: count - at - 1, hint: members.hint)
+            {
+                let colon = at + fields.entries[index].length + 2
+                if colon < count && base[colon] == UInt8(ascii: ":") {
+                    i = colon + 1
+                    members.started = true
+                    if let key = try accept(index, fields, &members) { return key }
+                    continue
+                }
+            }
+            // Any spacing, and members out of order or unknown.
             var c = try peek()
             if c == UInt8(ascii: "}") {
                 i += 1
@@ -92,35 +107,33 @@ public protocol FastCodable {
             }
             members.started = true
             guard c == UInt8(ascii: "\"") else { throw FastPathBail() }
-            var found: Int?
-            if let index = fields.quickMatch(base + i + 1, available: count - i - 1, hint: members.hint) {
-                // The member the model expects next, compared in place: its name needs no validation.
-                i += fields.entries[index].length + 2
-                found = index
-            } else {
-                let keyStart = i
-                let key = try plainString()
-                found = fields.index(of: key, words: keyWords(key), hint: members.hint)
-                if found == nil {
-                    guard try peek() == UInt8(ascii: ":") else { throw FastPathBail() }
-                    i += 1
-                    try keepUnknownMember(keyStart: keyStart, key: key, in: &members.unknown)
-                    continue
-                }
-            }
+            let keyStart = i
+            let key = try plainString()
+            let found = fields.index(of: key, words: keyWords(key), hint: members.hint)
             guard try peek() == UInt8(ascii: ":") else { throw FastPathBail() }
             i += 1
-            if let index = found {
-                members.hint = index + 1
-                let bit: UInt64 = 1 << UInt64(index)
-                guard members.seen & bit == 0 else { throw FastPathBail() }
-                members.seen |= bit
-                if index < fields.keyCount { return fields.keys[index] }
-                // The tag: its value was read before dispatching; here it only has to be a string.
-                guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
-                _ = try scanString()
+            guard let index = found else {
+                try keepUnknownMember(keyStart: keyStart, key: key, in: &members.unknown)
+                continue
             }
+            if let key = try accept(index, fields, &members) { return key }
         }
+    }
+
+    /// Takes the table entry `index` for the member whose value is next: its key, or nil for the tag
+    /// (whose value is checked to be a string and skipped). A member seen twice bails.
+    @inlinable @inline(__always) mutating func accept<Key>(_ index: Int, _ fields: FieldTable<Key>, _ members: inout ObjectMembers)
+        throws(FastPathBail) -> Key?
+    {
+        members.hint = index + 1
+        let bit: UInt64 = 1 << UInt64(index)
+        guard members.seen & bit == 0 else { throw FastPathBail() }
+        members.seen |= bit
+        if index < fields.keyCount { return fields.keys[index] }
+        // The tag: its value was read before dispatching; here it only has to be a string.
+        guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
+        _ = try scanString()
+        return nil
     }
 
     /// The first and last eight bytes of a key (fewer, zero-padded, for a shorter key), as
