@@ -1,3 +1,5 @@
+import CJSONScan
+
 /// String escaping and unescaping for JSON text.
 public enum JSONString {
     /// Unescapes the contents of a JSON string (without its quotes) that the reader validated.
@@ -75,25 +77,8 @@ public enum JSONString {
 
     /// Whether `utf8` holds a byte that a JSON string must escape: `"`, `\\` or a control character.
     @inlinable public static func needsEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
-        let n = utf8.count
         guard let p = utf8.baseAddress else { return false }
-        var i = 0
-        // Eight bytes at a time (exact: a borrow only starts at a flagged byte).
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        while i + 8 <= n {
-            let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
-            let q = w ^ (ones &* 0x22)
-            let b = w ^ (ones &* 0x5C)
-            if (((q &- ones) & ~q) | ((b &- ones) & ~b) | ((w &- (ones &* 0x20)) & ~w)) & highs != 0 { return true }
-            i += 8
-        }
-        while i < n {
-            let c = p[i]
-            if c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") { return true }
-            i += 1
-        }
-        return false
+        return sy_json_unescaped_prefix(p, utf8.count) < utf8.count
     }
 
     /// Appends already-valid UTF-8 bytes as a quoted JSON string with minimal escaping.

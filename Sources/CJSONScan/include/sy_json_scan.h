@@ -1,5 +1,5 @@
 // Byte scanning for Switchyard's JSON fast path: sixteen bytes per step with SSE2 where the target has it.
-// Header-only (static inline) so that Swift inlines it into the reader.
+// Header-only (static inline) so that Swift inlines it into the reader and the writer.
 #ifndef SY_JSON_SCAN_H
 #define SY_JSON_SCAN_H
 
@@ -28,9 +28,54 @@ static inline size_t sy_json_plain_prefix(const uint8_t *p, size_t n) {
         i += 16;
     }
 #endif
+    // Eight bytes at a time (exact for the lowest flagged byte: borrows only run upwards from one).
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    while (i + 8 <= n) {
+        uint64_t w;
+        __builtin_memcpy(&w, p + i, 8);
+        uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+        uint64_t special = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & highs;
+        if (special != 0) return i + (size_t)(__builtin_ctzll(special) >> 3);
+        i += 8;
+    }
     while (i < n) {
         uint8_t c = p[i];
         if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return i;
+        i += 1;
+    }
+    return n;
+}
+
+/// The number of leading bytes of `p[0..<n]` that a JSON string writer copies as they are: not `"`, not `\`
+/// and not a control character (< 0x20). UTF-8 bytes (>= 0x80) are copied as they are.
+static inline size_t sy_json_unescaped_prefix(const uint8_t *p, size_t n) {
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i control_max = _mm_set1_epi8(0x1F);
+    while (i + 16 <= n) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+        // Unsigned v <= 0x1F: max(v, 0x1F) == 0x1F.
+        __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                                       _mm_cmpeq_epi8(_mm_max_epu8(v, control_max), control_max));
+        unsigned mask = (unsigned)_mm_movemask_epi8(special);
+        if (mask != 0) return i + (size_t)__builtin_ctz(mask);
+        i += 16;
+    }
+#endif
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    while (i + 8 <= n) {
+        uint64_t w;
+        __builtin_memcpy(&w, p + i, 8);
+        uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+        uint64_t special = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w)) & highs;
+        if (special != 0) return i + (size_t)(__builtin_ctzll(special) >> 3);
+        i += 8;
+    }
+    while (i < n) {
+        uint8_t c = p[i];
+        if (c == '"' || c == '\\' || c < 0x20) return i;
         i += 1;
     }
     return n;
