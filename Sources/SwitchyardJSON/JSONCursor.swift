@@ -37,6 +37,9 @@ public protocol FastCodable {
     @usableFromInline let maxDepth: Int
     /// Members kept in ``UnknownFields`` bags so far.
     public internal(set) var unknownFieldCount = 0
+    /// Where the root object's members go on after its tag, when the tag was its first member (set by
+    /// ``findTag(_:)``, taken by the event's ``beginObject(_:)``).
+    @usableFromInline var resumeAfterTag = 0
 
     /// A cursor at the start of `bytes`; bails on empty input or input over the reader's limits.
     public init(_ bytes: UnsafeRawBufferPointer, options: JSONReader.Options = JSONReader.Options(rejectDuplicateKeys: true))
@@ -67,6 +70,15 @@ public protocol FastCodable {
 
     /// Consumes `{`; read the members with ``nextField(_:_:)`` and the same table.
     @inlinable public mutating func beginObject<Key>(_ fields: FieldTable<Key>) throws(FastPathBail) -> ObjectMembers {
+        if resumeAfterTag > 0 && fields.entryCount > fields.keyCount {
+            // The event's object, whose first member (the tag) was read when dispatching.
+            i = resumeAfterTag
+            resumeAfterTag = 0
+            var members = ObjectMembers(hint: 0)
+            members.started = true
+            members.seen = 1 << UInt64(fields.keyCount)
+            return members
+        }
         guard try peek() == UInt8(ascii: "{") else { throw FastPathBail() }
         i += 1
         return ObjectMembers(hint: fields.firstHint)
@@ -498,6 +510,7 @@ public protocol FastCodable {
         guard try peek() == UInt8(ascii: "{") else { throw FastPathBail() }
         i += 1
         var started = false
+        var first = true
         while true {
             var c = try peek()
             if started {
@@ -515,8 +528,12 @@ public protocol FastCodable {
             } ?? key.elementsEqual(tagKey.utf8)
             if isTag {
                 guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
-                return try plainString()
+                let tag = try plainString()
+                // The usual layout, tag first: the event's reader starts after it instead of reading it again.
+                if first { resumeAfterTag = i }
+                return tag
             }
+            first = false
             try skipValue(depth: 1)
         }
     }
