@@ -78,7 +78,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SwitchyardCatalogTests",
-            dependencies: ["SwitchyardCatalog", "Switchyard", "SwitchyardTestSupport"],
+            dependencies: ["SwitchyardCatalog", "Switchyard", "SwitchyardFuzz", "SwitchyardTestSupport"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "CLITests", dependencies: ["Switchyard", "SwitchyardTestSupport"]),

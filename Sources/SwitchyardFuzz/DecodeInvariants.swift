@@ -22,7 +22,8 @@ public struct InvariantViolation: Error, Sendable, CustomStringConvertible {
 ///   path, when the duplicate comes before the syntax error: the first problem is reported);
 /// - a decoded record re-encodes canonically: `encode(decode(x))` keeps every input member,
 ///   decodes again as the same type, and encoding that again is byte-identical;
-/// - an unknown record is passed through byte-exact.
+/// - an unknown record is passed through byte-exact;
+/// - the fast path decides as the general path does, or leaves the input to it (``FastPathAgreement``).
 public struct DecodeInvariants {
     /// A message may not contain this many consecutive bytes of the input.
     public static let leakWindow = 16
@@ -50,6 +51,17 @@ public struct DecodeInvariants {
             validJSON = true
         } catch {
             validJSON = false
+        }
+        // The fast path decides like the general path, and accepts no JSON the reader rejects.
+        for check in [FastPathAgreement.check(PaymentEvent.self, bytes), FastPathAgreement.check(FeedEvent.self, bytes)] {
+            if let v = check.violation { return v }
+        }
+        if input.count <= Int(UInt32.max - 1), JSONCursor.isValid(input) {
+            do {
+                _ = try JSONReader(options: .init(maxBytes: Int(UInt32.max - 1), rejectDuplicateKeys: true)).parse(bytes)
+            } catch {
+                return InvariantViolation(check: "cursor: accepted JSON the reader rejects", detail: "\(error.reason)")
+            }
         }
         for i in codecs.indices {
             let name = codecs[i].name

@@ -35,6 +35,8 @@ public protocol FastCodable {
     /// The read position.
     @usableFromInline var i = 0
     @usableFromInline let maxDepth: Int
+    /// The most keys of one object checked for duplicates by comparison (the fast path bails beyond).
+    @usableFromInline static let maxComparedKeys = 32
     /// Members kept in ``UnknownFields`` bags so far.
     public internal(set) var unknownFieldCount = 0
     /// Where the root object's members go on after its tag, when the tag was its first member (set by
@@ -176,6 +178,9 @@ public protocol FastCodable {
     @usableFromInline mutating func keepUnknownMember(keyStart: Int, key: UnsafeBufferPointer<UInt8>, in unknown: inout UnknownFields)
         throws(FastPathBail)
     {
+        // Duplicates are found by comparing with every earlier key: fine for a few, quadratic for many.
+        // A record with more unknown members goes to the reader, which hashes its keys.
+        guard unknown.count < Self.maxComparedKeys else { throw FastPathBail() }
         let name = String(decoding: key, as: UTF8.self)
         guard !unknown.contains(name) else { throw FastPathBail() }
         skipWhitespace()
@@ -435,6 +440,7 @@ public protocol FastCodable {
                 started = true
                 guard c == UInt8(ascii: "\"") else { throw FastPathBail() }
                 let key = try plainString()
+                guard keys.count < Self.maxComparedKeys else { throw FastPathBail() }
                 for other in keys where other.count == key.count && memcmp(other.baseAddress!, key.baseAddress!, key.count) == 0 {
                     throw FastPathBail()
                 }

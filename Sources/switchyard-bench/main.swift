@@ -148,13 +148,6 @@ nonisolated(unsafe) let workloads: [(peer: String, workload: String, make: (Cata
     ("switchyard", "decode+encode", switchyardRoundTrip),
     ("foundation", "decode", foundationDecode),
     ("simdjson", "parse", simdjsonParse),
-    ("switchyard", "validate", { _ in { corpus in
-        var valid = 0
-        corpus.bytes.withUnsafeBytes { all in
-            for range in corpus.ranges where JSONCursor.isValid(UnsafeRawBufferPointer(rebasing: all[range])) { valid += 1 }
-        }
-        return valid
-    } }),
 ]
 
 func seconds(_ d: Duration) -> Double {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Switchyard
+import SwitchyardFuzz
 import SwitchyardTestSupport
 
 /// The fast path (`JSONCursor` → `FastCodable` models → `CanonicalWriter`) against the general path
@@ -18,29 +19,9 @@ import SwitchyardTestSupport
     /// Compares both paths on one input; returns whether the fast path decided it.
     @discardableResult
     static func compare<C: EventCatalog & Hashable>(_ catalog: C.Type, _ input: [UInt8], _ label: @autoclosure () -> String) -> Bool {
-        var general = EventDecoder<C>(usesFastPath: false)
-        let slow = general.decode(input)
-        let fast = input.withUnsafeBytes { C.decodeFast($0, options: JSONReader.Options(rejectDuplicateKeys: true)) }
-        switch slow.outcome {
-        case .failed(let failure):
-            #expect(fast == nil, "fast path accepted a record the general path rejects (\(failure)): \(label())")
-        case .decoded(let value):
-            guard let fast else { return false }
-            #expect(fast.value == value, "values differ: \(label())")
-            #expect(fast.knownType == general.lastKnownType, "\(label())")
-            #expect(fast.unknownFieldCount == slow.unknownFields, "unknown-field counts differ: \(label())")
-            var writer = CanonicalWriter()
-            let wrote = value.writeCanonical(to: &writer)
-            let written = writer.bytes
-            #expect(wrote)
-            let encoded = try? CanonicalJSONEncoder().encode(value)
-            #expect(written == encoded, "encodings differ: \(label())\n\(String(decoding: written, as: UTF8.self))")
-        case .unknown(let value, let type):
-            guard let fast else { return false }
-            #expect(fast.knownType == nil, "\(label())")
-            #expect(fast.value == value && fast.value.type == type, "\(label())")
-        }
-        return fast != nil
+        let (decided, violation) = FastPathAgreement.check(catalog, input)
+        #expect(violation == nil, "\(violation.map(String.init(describing:)) ?? ""): \(label())")
+        return decided
     }
 
     static func compare(topic: String, _ input: [UInt8], _ label: @autoclosure () -> String) -> Bool {
