@@ -9,7 +9,17 @@ import sys
 
 def main():
     raw_path, results_path = sys.argv[1], sys.argv[2]
-    rows = [json.loads(line) for line in open(raw_path) if line.strip()]
+    measured = [json.loads(line) for line in open(raw_path) if line.strip()]
+    # One row per peer, workload and topic: the best round (bench.sh runs several, alternating processes).
+    best = {}
+    for r in measured:
+        key = (r["peer"], r["workload"], r["topic"])
+        r["rounds"] = best[key]["rounds"] + 1 if key in best else 1
+        if key not in best or r["eventsPerSecond"] > best[key]["eventsPerSecond"]:
+            best[key] = r
+        else:
+            best[key]["rounds"] = r["rounds"]
+    rows = list(best.values())
 
     def rate(peer, workload, topic):
         for r in rows:
@@ -63,7 +73,7 @@ def main():
         swift = "unknown"
     with open(results_path, "w") as f:
         json.dump({"machine": {"cpu": cpu, "python": platform.python_version(), "swift": swift},
-                   "measurements": rows, "targets": results}, f, indent=2)
+                   "measurements": rows, "allRounds": measured, "targets": results}, f, indent=2)
     print(f"\nresults: {results_path}")
 
 
