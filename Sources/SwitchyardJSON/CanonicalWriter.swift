@@ -1,3 +1,5 @@
+import CJSONScan
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -88,7 +90,7 @@ public struct CanonicalWriter: ~Copyable {
         }
         needsComma = true
         base[count] = UInt8(ascii: "\"")
-        (base + count + 1).update(from: name.utf8Start, count: n)
+        sy_copy(base + count + 1, name.utf8Start, n)
         base[count &+ n &+ 1] = UInt8(ascii: "\"")
         base[count &+ n &+ 2] = UInt8(ascii: ":")
         count &+= n &+ 3
@@ -118,7 +120,7 @@ public struct CanonicalWriter: ~Copyable {
             guard !JSONString.needsEscaping(utf8) else { return false }
             reserve(utf8.count &+ 2)
             base[count] = UInt8(ascii: "\"")
-            if let source = utf8.baseAddress { (base + count + 1).update(from: source, count: utf8.count) }
+            if let source = utf8.baseAddress { sy_copy(base + count + 1, source, utf8.count) }
             base[count &+ utf8.count &+ 1] = UInt8(ascii: "\"")
             count &+= utf8.count &+ 2
             return true
@@ -150,7 +152,7 @@ public struct CanonicalWriter: ~Copyable {
         value.withText { text in
             reserve(text.count &+ 2)
             base[count] = UInt8(ascii: "\"")
-            if let source = text.baseAddress { (base + count + 1).update(from: source, count: text.count) }
+            if let source = text.baseAddress { sy_copy(base + count + 1, source, text.count) }
             base[count &+ text.count &+ 1] = UInt8(ascii: "\"")
             count &+= text.count &+ 2
         }

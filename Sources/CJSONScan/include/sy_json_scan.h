@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -79,6 +80,36 @@ static inline size_t sy_json_unescaped_prefix(const uint8_t *p, size_t n) {
         i += 1;
     }
     return n;
+}
+
+/// Copies `n` bytes (the writer's keys and short strings) with a few overlapping loads and stores instead of
+/// a `memcpy` call; longer copies call `memcpy`.
+static inline void sy_copy(uint8_t *d, const uint8_t *s, size_t n) {
+    if (n > 32) {
+        memcpy(d, s, n);
+    } else if (n >= 16) {
+#if defined(__SSE2__)
+        __m128i a = _mm_loadu_si128((const __m128i *)s), b = _mm_loadu_si128((const __m128i *)(s + n - 16));
+        _mm_storeu_si128((__m128i *)d, a);
+        _mm_storeu_si128((__m128i *)(d + n - 16), b);
+#else
+        memcpy(d, s, n);
+#endif
+    } else if (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else {
+        for (size_t i = 0; i < n; i++) d[i] = s[i];
+    }
 }
 
 #endif
