@@ -234,9 +234,7 @@ extension Envelope {
 extension Envelope {
     /// The placeholder an event read by the fast path starts from; `id` and `occurredAt` must be required
     /// entries of the event's ``FieldTable``, so that a record without them is not decided on the fast path.
-    @inlinable public static var unread: Envelope {
-        Envelope(id: "", occurredAt: Timestamp(bytes: UnsafeBufferPointer(start: nil, count: 0), (0, 0, 0)))
-    }
+    public static let unread = Envelope(id: "", occurredAt: Timestamp(bytes: UnsafeBufferPointer(start: nil, count: 0), (0, 0, 0)))
 
     /// Reads the value of the envelope member `key` (`id`, `occurredAt` or `schemaVersion`): the envelope's
     /// members sit flat in the event's object.

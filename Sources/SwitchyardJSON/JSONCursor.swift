@@ -232,7 +232,7 @@ public protocol FastCodable {
     // MARK: - Values
 
     /// A string value.
-    @inlinable public mutating func string() throws(FastPathBail) -> String {
+    @inlinable @inline(__always) public mutating func string() throws(FastPathBail) -> String {
         guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
         let (start, end, escaped) = try scanString()
         let raw = UnsafeBufferPointer(start: base + start, count: end - start)
@@ -252,7 +252,7 @@ public protocol FastCodable {
     }
 
     /// A non-empty string (an identifier).
-    @inlinable public mutating func identifier() throws(FastPathBail) -> String {
+    @inlinable @inline(__always) public mutating func identifier() throws(FastPathBail) -> String {
         let value = try string()
         guard !value.isEmpty else { throw FastPathBail() }
         return value
@@ -267,7 +267,7 @@ public protocol FastCodable {
     }
 
     /// An integer written as plain digits (`-12`); anything else (`1e2`, `1.0`, 19 digits or more) bails.
-    @inlinable public mutating func int64() throws(FastPathBail) -> Int64 {
+    @inlinable @inline(__always) public mutating func int64() throws(FastPathBail) -> Int64 {
         var c = try peek()
         let negative = c == UInt8(ascii: "-")
         if negative {
