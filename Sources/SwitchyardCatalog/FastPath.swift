@@ -2,8 +2,8 @@ import SwitchyardJSON
 
 // The fast path of every model: a direct reader and writer beside `init(from:)` and `encode(to:)`,
 // with the same fields, defaults and order. A record the reader does not decide goes to `init(from:)`,
-// which gives the exact diagnosis. `FastPathTests` compares both paths on every fixture and on the
-// bench corpus; `fuzz-differential` compares them on mutated records.
+// which gives the exact diagnosis. `FastPathTests` compares both paths on every fixture, the bench
+// corpus and mutated records; the `fuzz-decode` invariants compare them on fuzzed input.
 
 // MARK: - Shared
 

@@ -16,7 +16,7 @@ public struct FastPathBail: Error, Sendable {
 ///
 /// - Important: the fast path decides only what the general decoder accepts, and gives the same value;
 ///   for anything else (a failure, an unusual spelling) it throws ``FastPathBail`` and the general
-///   decoder decides. `FastPathTests` and the `fuzz-differential` target hold the two paths equal.
+///   decoder decides. `FastPathTests` and the `fuzz-decode` invariants hold the two paths equal.
 public protocol FastCodable {
     /// Reads the value at the cursor (for an object: from `{` to `}`).
     init(reading cursor: inout JSONCursor) throws(FastPathBail)
@@ -47,10 +47,14 @@ public protocol FastCodable {
     public init(_ bytes: UnsafeRawBufferPointer, options: JSONReader.Options = JSONReader.Options(rejectDuplicateKeys: true))
         throws(FastPathBail)
     {
-        guard let start = bytes.baseAddress, bytes.count > 0, bytes.count <= options.maxBytes else { throw FastPathBail() }
+        guard let start = bytes.baseAddress, bytes.count > 0, bytes.count <= options.maxBytes, options.maxDepth >= 8 else {
+            throw FastPathBail()
+        }
         base = start.assumingMemoryBound(to: UInt8.self)
         count = bytes.count
-        maxDepth = min(options.maxDepth, 64)
+        // Depth counts from an unknown member's value, which sits at most three levels down in a record
+        // of the shipped models: keep well inside the reader's absolute limit.
+        maxDepth = min(options.maxDepth - 4, 64)
     }
 
     // MARK: - Structure

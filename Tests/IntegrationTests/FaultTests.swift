@@ -203,11 +203,14 @@ struct FaultTests {
         try await first.stop()
         let (lost, duplicates) = try await Self.audit(harness, keys, outPartitions: 4)
         #expect(lost.isEmpty, "lost \(lost.prefix(5))")
-        // At-least-once window: a record is handled twice only across the two workers (never twice by
-        // one), and only on a partition that moved, from the offset the new owner started at.
+        // At-least-once window: a record is handled twice only on a partition that moved, from the offset
+        // the new owner started at. One worker handles a record twice only when the rebalance revoked
+        // the record's partition while the record was in its handler and then gave the partition back
+        // (the eager protocol revokes everything first): the offset could not be stored after the revoke.
+        // One record is in a handler at a time, so that is at most one record per rebalance.
         let byWorker = handled.withLock { $0 }
         for (name, positions) in byWorker {
-            #expect(Set(positions).count == positions.count, "\(name) handled a record twice")
+            #expect(positions.count - Set(positions).count <= 2, "\(name) handled \(positions.count - Set(positions).count) records twice")
         }
         let a = Set(byWorker["first"] ?? []), b = Set(byWorker["second"] ?? [])
         let twice = a.intersection(b)

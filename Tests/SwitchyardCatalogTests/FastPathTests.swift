@@ -113,6 +113,16 @@ import SwitchyardTestSupport
         Self.compare(FeedEvent.self, Array(json.utf8), json)
     }
 
+    /// Reader limits below what the fast path's depth accounting assumes: everything goes to the reader.
+    @Test func tightReaderLimitsBypassTheFastPath() {
+        let record = Array(Self.liked.utf8)
+        record.withUnsafeBytes { bytes in
+            #expect(FeedEvent.decodeFast(bytes, options: JSONReader.Options(rejectDuplicateKeys: true)) != nil)
+            #expect(FeedEvent.decodeFast(bytes, options: JSONReader.Options(maxDepth: 4, rejectDuplicateKeys: true)) == nil)
+            #expect(FeedEvent.decodeFast(bytes, options: JSONReader.Options(maxBytes: 10, rejectDuplicateKeys: true)) == nil)
+        }
+    }
+
     /// Every document of the JSON conformance suite as the value of an unknown member, and as a record.
     @Test func jsonTestSuiteInsideRecords() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
