@@ -116,17 +116,20 @@ public struct CanonicalWriter: ~Copyable {
 
     /// A string, quoted, with minimal escaping (as ``JSONString/appendQuoted(_:to:)``).
     @inlinable public mutating func string(_ value: String) {
-        let written: Bool? = value.utf8.withContiguousStorageIfAvailable { utf8 in
-            guard !JSONString.needsEscaping(utf8) else { return false }
-            reserve(utf8.count &+ 2)
-            base[count] = UInt8(ascii: "\"")
-            if let source = utf8.baseAddress { sy_copy(base + count + 1, source, utf8.count) }
-            base[count &+ utf8.count &+ 1] = UInt8(ascii: "\"")
-            count &+= utf8.count &+ 2
-            return true
+        let written: Void? = value.utf8.withContiguousStorageIfAvailable { utf8 in
+            if !JSONString.needsEscaping(utf8) {
+                reserve(utf8.count &+ 2)
+                base[count] = UInt8(ascii: "\"")
+                if let source = utf8.baseAddress { sy_copy(base + count + 1, source, utf8.count) }
+                base[count &+ utf8.count &+ 1] = UInt8(ascii: "\"")
+                count &+= utf8.count &+ 2
+            } else {
+                reserve(utf8.count &* 6 &+ 2)
+                count &+= JSONString.writeQuoted(utf8, to: base + count)
+            }
         }
-        if written != true {
-            // Escapes, or a string without contiguous UTF-8: the general routine.
+        if written == nil {
+            // A string without contiguous UTF-8 (bridged): the general routine.
             var quoted: [UInt8] = []
             JSONString.appendQuoted(value, to: &quoted)
             append(quoted)

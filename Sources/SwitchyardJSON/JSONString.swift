@@ -91,27 +91,59 @@ public enum JSONString {
             out.append(UInt8(ascii: "\""))
             return
         }
-        out.append(UInt8(ascii: "\""))
-        var runStart = 0
-        for (i, c) in utf8.enumerated() where c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") {
-            if i > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i])) }
-            runStart = i + 1
-            out.append(UInt8(ascii: "\\"))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: n * 6 + 2) { buffer in
+            let written = writeQuoted(utf8, to: buffer.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<written]))
+        }
+    }
+
+    /// Writes `utf8` quoted, with minimal escaping, at `out` (room for `6 * utf8.count + 2` bytes);
+    /// returns how many bytes it wrote. The one escaping routine of both encoders.
+    @inlinable public static func writeQuoted(_ utf8: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        let n = utf8.count
+        var o = 0
+        out[o] = UInt8(ascii: "\"")
+        o += 1
+        guard let p = utf8.baseAddress else {
+            out[o] = UInt8(ascii: "\"")
+            return o + 1
+        }
+        var i = 0
+        while true {
+            let run = sy_json_unescaped_prefix(p + i, n - i)
+            sy_copy(out + o, p + i, run)
+            o += run
+            i += run
+            guard i < n else { break }
+            let c = p[i]
+            i += 1
+            out[o] = UInt8(ascii: "\\")
+            let short: UInt8
             switch c {
-            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\""))
-            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\"))
-            case 0x0A: out.append(UInt8(ascii: "n"))
-            case 0x0D: out.append(UInt8(ascii: "r"))
-            case 0x09: out.append(UInt8(ascii: "t"))
-            case 0x08: out.append(UInt8(ascii: "b"))
-            case 0x0C: out.append(UInt8(ascii: "f"))
-            default:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(c >> 4)], hex[Int(c & 0xF)]])
+            case UInt8(ascii: "\""): short = UInt8(ascii: "\"")
+            case UInt8(ascii: "\\"): short = UInt8(ascii: "\\")
+            case 0x0A: short = UInt8(ascii: "n")
+            case 0x0D: short = UInt8(ascii: "r")
+            case 0x09: short = UInt8(ascii: "t")
+            case 0x08: short = UInt8(ascii: "b")
+            case 0x0C: short = UInt8(ascii: "f")
+            default: short = 0
+            }
+            if short != 0 {
+                out[o + 1] = short
+                o += 2
+            } else {
+                let hex = (c >> 4, c & 0xF)
+                out[o + 1] = UInt8(ascii: "u")
+                out[o + 2] = UInt8(ascii: "0")
+                out[o + 3] = UInt8(ascii: "0")
+                out[o + 4] = hex.0 < 10 ? UInt8(ascii: "0") + hex.0 : UInt8(ascii: "a") + hex.0 - 10
+                out[o + 5] = hex.1 < 10 ? UInt8(ascii: "0") + hex.1 : UInt8(ascii: "a") + hex.1 - 10
+                o += 6
             }
         }
-        if runStart < utf8.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
-        out.append(UInt8(ascii: "\""))
+        out[o] = UInt8(ascii: "\"")
+        return o + 1
     }
 
     /// Appends valid JSON text without the whitespace between tokens; strings, numbers and
