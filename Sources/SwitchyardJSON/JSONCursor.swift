@@ -266,7 +266,11 @@ public protocol FastCodable {
     @inlinable public mutating func strings() throws(FastPathBail) -> [String] {
         var elements = try beginArray()
         var values: [String] = []
-        while try nextElement(&elements) { values.append(try string()) }
+        while try nextElement(&elements) {
+            // One allocation for the usual few elements instead of growing 1, 2, 4.
+            if values.isEmpty { values.reserveCapacity(4) }
+            values.append(try string())
+        }
         return values
     }
 

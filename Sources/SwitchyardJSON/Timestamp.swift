@@ -129,27 +129,22 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
     // MARK: - Parsing
 
     @usableFromInline static func parse(_ s: UnsafeBufferPointer<UInt8>) -> (Int64, Int32, Int32)? {
-        // The fixed part, `YYYY-MM-DDTHH:MM:SS`, then fractions and the offset. Digits are checked all at
-        // once: `bad` collects any byte that is not one.
+        // The fixed part, `YYYY-MM-DDTHH:MM:SS`, then fractions and the offset. The digit positions are
+        // checked together: a byte that is not a digit has `&- 48` above 9, so the maximum is.
         let n = s.count
         guard n >= 20 else { return nil }
-        var bad = false
-        @inline(__always) func number(_ at: Int, _ count: Int) -> Int64 {
-            var value: Int64 = 0
-            for k in at..<(at + count) {
-                let d = s[k] &- UInt8(ascii: "0")
-                bad = bad || d > 9
-                value = value &* 10 &+ Int64(d)
-            }
-            return value
-        }
-        let year = number(0, 4)
-        let month = number(5, 2)
-        let day = number(8, 2)
-        let hour = number(11, 2)
-        let minute = number(14, 2)
-        let second = number(17, 2)
-        guard !bad, s[4] == UInt8(ascii: "-"), s[7] == UInt8(ascii: "-"), s[10] | 0x20 == UInt8(ascii: "t"),
+        @inline(__always) func digit(_ k: Int) -> UInt8 { s[k] &- UInt8(ascii: "0") }
+        guard max(digit(0), digit(1), digit(2), digit(3)) < 10, max(digit(5), digit(6), digit(8), digit(9)) < 10,
+            max(digit(11), digit(12), digit(14), digit(15), digit(17), digit(18)) < 10
+        else { return nil }
+        @inline(__always) func two(_ k: Int) -> Int64 { Int64(digit(k)) &* 10 &+ Int64(digit(k + 1)) }
+        let year = two(0) &* 100 &+ two(2)
+        let month = two(5)
+        let day = two(8)
+        let hour = two(11)
+        let minute = two(14)
+        let second = two(17)
+        guard s[4] == UInt8(ascii: "-"), s[7] == UInt8(ascii: "-"), s[10] | 0x20 == UInt8(ascii: "t"),
             s[13] == UInt8(ascii: ":"), s[16] == UInt8(ascii: ":")
         else { return nil }
         guard (1...12).contains(month), day >= 1, day <= daysInMonth(year, month), hour <= 23, minute <= 59, second <= 60
@@ -171,11 +166,13 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
         if s[i] | 0x20 == UInt8(ascii: "z") {
             i += 1
         } else if s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-") {
-            guard i + 6 == n, s[i + 3] == UInt8(ascii: ":") else { return nil }
+            guard i + 6 == n, s[i + 3] == UInt8(ascii: ":"), max(digit(i + 1), digit(i + 2), digit(i + 4), digit(i + 5)) < 10 else {
+                return nil
+            }
             let sign: Int64 = s[i] == UInt8(ascii: "-") ? -1 : 1
-            let oh = number(i + 1, 2)
-            let om = number(i + 4, 2)
-            guard !bad, oh <= 23, om <= 59 else { return nil }
+            let oh = two(i + 1)
+            let om = two(i + 4)
+            guard oh <= 23, om <= 59 else { return nil }
             offset = sign * (oh * 3600 + om * 60)
             i += 6
         } else {

@@ -164,6 +164,60 @@ import Testing
         #expect(Timestamp(t.date).text == "2024-03-01T11:30:00.250Z")
     }
 
+    /// Every character of valid timestamps replaced by every byte: the parser accepts exactly what a
+    /// plain character-class reference accepts, and reads the same instant.
+    @Test func timestampParserAgreesWithAReferenceOnEveryOneByteChange() {
+        func reference(_ b: [UInt8]) -> (Int64, Int32, Int32)? {
+            func digits(_ r: Range<Int>) -> Int64? {
+                guard r.upperBound <= b.count, r.allSatisfy({ b[$0] >= 0x30 && b[$0] <= 0x39 }) else { return nil }
+                return r.reduce(0) { $0 * 10 + Int64(b[$1] - 0x30) }
+            }
+            guard b.count >= 20, let y = digits(0..<4), b[4] == 0x2D, let mo = digits(5..<7), b[7] == 0x2D, let d = digits(8..<10),
+                b[10] == 0x54 || b[10] == 0x74, let h = digits(11..<13), b[13] == 0x3A, let mi = digits(14..<16), b[16] == 0x3A,
+                let sec = digits(17..<19), (1...12).contains(mo), d >= 1, d <= Timestamp.daysInMonth(y, mo), h <= 23, mi <= 59, sec <= 60
+            else { return nil }
+            var i = 19
+            var nanos: Int64 = 0
+            if b[i] == 0x2E {
+                let start = i + 1
+                i = start
+                while i < b.count, b[i] >= 0x30 && b[i] <= 0x39 { i += 1 }
+                guard i > start else { return nil }
+                let fraction = b[start..<min(i, start + 9)].reduce(Int64(0)) { $0 * 10 + Int64($1 - 0x30) }
+                nanos = fraction * Int64([1, 100_000_000, 10_000_000, 1_000_000, 100_000, 10_000, 1_000, 100, 10, 1][min(i - start, 9)])
+            }
+            guard i < b.count else { return nil }
+            var offset: Int64 = 0
+            if b[i] == 0x5A || b[i] == 0x7A {
+                i += 1
+            } else if b[i] == 0x2B || b[i] == 0x2D {
+                guard let oh = digits(i + 1..<i + 3), i + 3 < b.count, b[i + 3] == 0x3A, let om = digits(i + 4..<i + 6), oh <= 23, om <= 59 else { return nil }
+                offset = (b[i] == 0x2D ? -1 : 1) * (oh * 3600 + om * 60)
+                i += 6
+            } else {
+                return nil
+            }
+            guard i == b.count else { return nil }
+            return (Timestamp.daysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - offset, Int32(nanos), Int32(offset))
+        }
+        var checked = 0
+        for valid in ["2024-03-01T12:30:00.250+01:00", "2028-12-31T23:59:60Z", "1999-02-28t00:00:00.123456789012-12:45"] {
+            let original = Array(valid.utf8)
+            for position in original.indices {
+                for byte in [0x2F, 0x30, 0x35, 0x39, 0x3A, 0x2D, 0x2B, 0x2E, 0x54, 0x5A, 0x7A, 0x20, 0xC3] as [UInt8] {
+                    var changed = original
+                    changed[position] = byte
+                    let parsed = changed.withUnsafeBufferPointer { Timestamp.parse($0) }
+                    let expected = reference(changed)
+                    #expect(parsed?.0 == expected?.0 && parsed?.1 == expected?.1 && parsed?.2 == expected?.2,
+                            "\(String(decoding: changed, as: UTF8.self))")
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked > 1000)
+    }
+
     @Test func jsonObjectKeepsInsertionOrder() {
         var o = JSONObject()
         o.set("z", 1)
