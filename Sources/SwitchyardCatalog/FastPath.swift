@@ -11,9 +11,10 @@ extension Money: FastCodable {
     static let fields = FieldTable(CodingKeys.self)
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place; the table's required bits say
-        // which ones the record must have had.
-        self.init(value: 0, currency: "")
+        // Every member starts as a placeholder and is read in place (no copies of the model); the
+        // table's required bits say which ones the record must have had.
+        value = 0
+        currency = ""
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -38,9 +39,11 @@ extension Merchant: FastCodable {
     static let fields = FieldTable(CodingKeys.self, optional: [.country])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place; the table's required bits say
-        // which ones the record must have had.
-        self.init(id: "", name: "", country: nil)
+        // Every member starts as a placeholder and is read in place (no copies of the model); the
+        // table's required bits say which ones the record must have had.
+        id = ""
+        name = ""
+        country = nil
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -70,9 +73,12 @@ extension Card: FastCodable {
     static let fields = FieldTable(CodingKeys.self)
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place; the table's required bits say
-        // which ones the record must have had.
-        self.init(brand: "", last4: "", expMonth: 0, expYear: 0)
+        // Every member starts as a placeholder and is read in place (no copies of the model); the
+        // table's required bits say which ones the record must have had.
+        brand = ""
+        last4 = ""
+        expMonth = 0
+        expYear = 0
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -105,9 +111,10 @@ extension PaymentFailureReason: FastCodable {
     static let fields = FieldTable(CodingKeys.self, optional: [.message])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place; the table's required bits say
-        // which ones the record must have had.
-        self.init(code: "", message: nil)
+        // Every member starts as a placeholder and is read in place (no copies of the model); the
+        // table's required bits say which ones the record must have had.
+        code = ""
+        message = nil
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -134,9 +141,14 @@ extension PaymentAuthorized: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion, .card])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place; the table's required bits say
-        // which ones the record must have had.
-        self.init(envelope: .unread, paymentId: "", amount: Money(value: 0, currency: ""), merchant: Merchant(id: "", name: ""), method: PaymentMethod(rawValue: ""), card: nil)
+        // Every member starts as a placeholder and is read in place (no copies of the model); the
+        // table's required bits say which ones the record must have had.
+        envelope = .unread
+        paymentId = ""
+        amount = Money(value: 0, currency: "")
+        merchant = Merchant(id: "", name: "")
+        method = PaymentMethod(rawValue: "")
+        card = nil
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -174,9 +186,13 @@ extension PaymentCaptured: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion, .installments])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place; the table's required bits say
-        // which ones the record must have had.
-        self.init(envelope: .unread, paymentId: "", amount: Money(value: 0, currency: ""), merchant: Merchant(id: "", name: ""), installments: 1)
+        // Every member starts as a placeholder and is read in place (no copies of the model); the
+        // table's required bits say which ones the record must have had.
+        envelope = .unread
+        paymentId = ""
+        amount = Money(value: 0, currency: "")
+        merchant = Merchant(id: "", name: "")
+        installments = 1
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -209,9 +225,12 @@ extension PaymentRefunded: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place; the table's required bits say
-        // which ones the record must have had.
-        self.init(envelope: .unread, paymentId: "", amount: Money(value: 0, currency: ""), reason: RefundReason(rawValue: ""))
+        // Every member starts as a placeholder and is read in place (no copies of the model); the
+        // table's required bits say which ones the record must have had.
+        envelope = .unread
+        paymentId = ""
+        amount = Money(value: 0, currency: "")
+        reason = RefundReason(rawValue: "")
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -241,9 +260,12 @@ extension PaymentFailed: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place; the table's required bits say
-        // which ones the record must have had.
-        self.init(envelope: .unread, paymentId: "", amount: Money(value: 0, currency: ""), failure: PaymentFailureReason(code: ""))
+        // Every member starts as a placeholder and is read in place (no copies of the model); the
+        // table's required bits say which ones the record must have had.
+        envelope = .unread
+        paymentId = ""
+        amount = Money(value: 0, currency: "")
+        failure = PaymentFailureReason(code: "")
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -288,9 +310,15 @@ extension PostCreated: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion, .tags, .visibility, .mediaCount])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place; the table's required bits say
-        // which ones the record must have had.
-        self.init(envelope: .unread, postId: "", authorId: "", text: "")
+        // Every member starts as a placeholder and is read in place (no copies of the model); the
+        // table's required bits say which ones the record must have had.
+        envelope = .unread
+        postId = ""
+        authorId = ""
+        text = ""
+        tags = []
+        visibility = Visibility(.public)
+        mediaCount = 0
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -329,9 +357,11 @@ extension PostLiked: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place; the table's required bits say
-        // which ones the record must have had.
-        self.init(envelope: .unread, postId: "", userId: "")
+        // Every member starts as a placeholder and is read in place (no copies of the model); the
+        // table's required bits say which ones the record must have had.
+        envelope = .unread
+        postId = ""
+        userId = ""
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -358,9 +388,13 @@ extension CommentAdded: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place; the table's required bits say
-        // which ones the record must have had.
-        self.init(envelope: .unread, postId: "", commentId: "", authorId: "", text: "")
+        // Every member starts as a placeholder and is read in place (no copies of the model); the
+        // table's required bits say which ones the record must have had.
+        envelope = .unread
+        postId = ""
+        commentId = ""
+        authorId = ""
+        text = ""
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -393,9 +427,11 @@ extension UserFollowed: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place; the table's required bits say
-        // which ones the record must have had.
-        self.init(envelope: .unread, followerId: "", followeeId: "")
+        // Every member starts as a placeholder and is read in place (no copies of the model); the
+        // table's required bits say which ones the record must have had.
+        envelope = .unread
+        followerId = ""
+        followeeId = ""
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
