@@ -4,6 +4,10 @@ import SwitchyardJSON
 // with the same fields, defaults and order. A record the reader does not decide goes to `init(from:)`,
 // which gives the exact diagnosis. `FastPathTests` compares both paths on every fixture, the bench
 // corpus and mutated records; the `fuzz-decode` invariants compare them on fuzzed input.
+//
+// A reader starts every member at a placeholder (or its default) and reads members in place: no
+// optionals to unwrap, no copy of the model. The field table's required bits say which members the
+// record must have had; a missing one bails, and `init(from:)` names it.
 
 // MARK: - Shared
 
@@ -11,8 +15,6 @@ extension Money: FastCodable {
     static let fields = FieldTable(CodingKeys.self)
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place (no copies of the model); the
-        // table's required bits say which ones the record must have had.
         value = 0
         currency = ""
         var members = try cursor.beginObject(Self.fields)
@@ -39,8 +41,6 @@ extension Merchant: FastCodable {
     static let fields = FieldTable(CodingKeys.self, optional: [.country])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place (no copies of the model); the
-        // table's required bits say which ones the record must have had.
         id = ""
         name = ""
         country = nil
@@ -73,8 +73,6 @@ extension Card: FastCodable {
     static let fields = FieldTable(CodingKeys.self)
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place (no copies of the model); the
-        // table's required bits say which ones the record must have had.
         brand = ""
         last4 = ""
         expMonth = 0
@@ -111,8 +109,6 @@ extension PaymentFailureReason: FastCodable {
     static let fields = FieldTable(CodingKeys.self, optional: [.message])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place (no copies of the model); the
-        // table's required bits say which ones the record must have had.
         code = ""
         message = nil
         var members = try cursor.beginObject(Self.fields)
@@ -141,8 +137,6 @@ extension PaymentAuthorized: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion, .card])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place (no copies of the model); the
-        // table's required bits say which ones the record must have had.
         envelope = .unread
         paymentId = ""
         amount = Money(value: 0, currency: "")
@@ -186,8 +180,6 @@ extension PaymentCaptured: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion, .installments])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place (no copies of the model); the
-        // table's required bits say which ones the record must have had.
         envelope = .unread
         paymentId = ""
         amount = Money(value: 0, currency: "")
@@ -225,8 +217,6 @@ extension PaymentRefunded: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place (no copies of the model); the
-        // table's required bits say which ones the record must have had.
         envelope = .unread
         paymentId = ""
         amount = Money(value: 0, currency: "")
@@ -260,8 +250,6 @@ extension PaymentFailed: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place (no copies of the model); the
-        // table's required bits say which ones the record must have had.
         envelope = .unread
         paymentId = ""
         amount = Money(value: 0, currency: "")
@@ -310,8 +298,6 @@ extension PostCreated: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion, .tags, .visibility, .mediaCount])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place (no copies of the model); the
-        // table's required bits say which ones the record must have had.
         envelope = .unread
         postId = ""
         authorId = ""
@@ -357,8 +343,6 @@ extension PostLiked: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place (no copies of the model); the
-        // table's required bits say which ones the record must have had.
         envelope = .unread
         postId = ""
         userId = ""
@@ -388,8 +372,6 @@ extension CommentAdded: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place (no copies of the model); the
-        // table's required bits say which ones the record must have had.
         envelope = .unread
         postId = ""
         commentId = ""
@@ -427,8 +409,6 @@ extension UserFollowed: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion])
 
     public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        // Every member starts as a placeholder and is read in place (no copies of the model); the
-        // table's required bits say which ones the record must have had.
         envelope = .unread
         followerId = ""
         followeeId = ""
