@@ -11,19 +11,21 @@
 #include <emmintrin.h>
 #endif
 
-/// The number of leading bytes of `p[0..<n]` that a JSON string may hold as they are: not `"`, not `\`,
-/// not a control character (< 0x20) and not a non-ASCII byte (>= 0x80, which needs UTF-8 validation).
-static inline size_t sy_json_plain_prefix(const uint8_t *p, size_t n) {
+/// The number of leading bytes of `p[0..<n]` before the first `"`, `\`, control character (< 0x20) or,
+/// when `stop_at_non_ascii`, byte >= 0x80. Inlined with a constant flag, it compiles to one loop each.
+static inline size_t sy_json_scan(const uint8_t *p, size_t n, int stop_at_non_ascii) {
     size_t i = 0;
 #if defined(__SSE2__)
     const __m128i quote = _mm_set1_epi8('"');
     const __m128i backslash = _mm_set1_epi8('\\');
     const __m128i space = _mm_set1_epi8(0x20);
+    const __m128i control_max = _mm_set1_epi8(0x1F);
     while (i + 16 <= n) {
         __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
-        // A signed comparison with 0x20 catches both control characters and bytes >= 0x80 (negative).
-        __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                                       _mm_cmplt_epi8(v, space));
+        // Signed v < 0x20 catches control characters and bytes >= 0x80 (negative); unsigned v <= 0x1F
+        // (max(v, 0x1F) == 0x1F) catches control characters only.
+        __m128i low = stop_at_non_ascii ? _mm_cmplt_epi8(v, space) : _mm_cmpeq_epi8(_mm_max_epu8(v, control_max), control_max);
+        __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)), low);
         unsigned mask = (unsigned)_mm_movemask_epi8(special);
         if (mask != 0) return i + (size_t)__builtin_ctz(mask);
         i += 16;
@@ -35,52 +37,25 @@ static inline size_t sy_json_plain_prefix(const uint8_t *p, size_t n) {
         uint64_t w;
         __builtin_memcpy(&w, p + i, 8);
         uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
-        uint64_t special = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w) & highs;
+        uint64_t special = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | (stop_at_non_ascii ? w : 0)) & highs;
         if (special != 0) return i + (size_t)(__builtin_ctzll(special) >> 3);
         i += 8;
     }
     while (i < n) {
         uint8_t c = p[i];
-        if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return i;
+        if (c == '"' || c == '\\' || c < 0x20 || (stop_at_non_ascii && c >= 0x80)) return i;
         i += 1;
     }
     return n;
 }
 
-/// The number of leading bytes of `p[0..<n]` that a JSON string writer copies as they are: not `"`, not `\`
-/// and not a control character (< 0x20). UTF-8 bytes (>= 0x80) are copied as they are.
-static inline size_t sy_json_unescaped_prefix(const uint8_t *p, size_t n) {
-    size_t i = 0;
-#if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i backslash = _mm_set1_epi8('\\');
-    const __m128i control_max = _mm_set1_epi8(0x1F);
-    while (i + 16 <= n) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
-        // Unsigned v <= 0x1F: max(v, 0x1F) == 0x1F.
-        __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                                       _mm_cmpeq_epi8(_mm_max_epu8(v, control_max), control_max));
-        unsigned mask = (unsigned)_mm_movemask_epi8(special);
-        if (mask != 0) return i + (size_t)__builtin_ctz(mask);
-        i += 16;
-    }
-#endif
-    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-    while (i + 8 <= n) {
-        uint64_t w;
-        __builtin_memcpy(&w, p + i, 8);
-        uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
-        uint64_t special = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w)) & highs;
-        if (special != 0) return i + (size_t)(__builtin_ctzll(special) >> 3);
-        i += 8;
-    }
-    while (i < n) {
-        uint8_t c = p[i];
-        if (c == '"' || c == '\\' || c < 0x20) return i;
-        i += 1;
-    }
-    return n;
-}
+/// The number of leading bytes of `p[0..<n]` that a JSON string may hold as they are, without a look:
+/// not `"`, `\`, a control character, or a non-ASCII byte (which needs UTF-8 validation).
+static inline size_t sy_json_plain_prefix(const uint8_t *p, size_t n) { return sy_json_scan(p, n, 1); }
+
+/// The number of leading bytes of `p[0..<n]` that a JSON string writer copies as they are: not `"`, `\`
+/// and not a control character. UTF-8 bytes (>= 0x80) are copied as they are.
+static inline size_t sy_json_unescaped_prefix(const uint8_t *p, size_t n) { return sy_json_scan(p, n, 0); }
 
 /// Copies `n` bytes (the writer's keys and short strings) with a few overlapping loads and stores instead of
 /// a `memcpy` call; longer copies call `memcpy`.
