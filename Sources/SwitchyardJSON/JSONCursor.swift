@@ -240,14 +240,9 @@ public protocol FastCodable {
         guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
         let (start, end, escaped) = try scanString()
         let raw = UnsafeBufferPointer(start: base + start, count: end - start)
-        if !escaped { return Self.makeString(raw) }
+        // `String(decoding:as:)` measured faster here than `init(unsafeUninitializedCapacity:initializingUTF8With:)`.
+        if !escaped { return String(decoding: raw, as: UTF8.self) }
         return String(decoding: JSONString.unescape(raw), as: UTF8.self)
-    }
-
-    /// A String of validated UTF-8 bytes (`String(decoding:as:)` measured faster here than
-    /// `init(unsafeUninitializedCapacity:initializingUTF8With:)`).
-    @inlinable static func makeString(_ raw: UnsafeBufferPointer<UInt8>) -> String {
-        String(decoding: raw, as: UTF8.self)
     }
 
     /// A string value, or nil for `null`.
@@ -362,62 +357,13 @@ public protocol FastCodable {
 
     /// Validates one escape at `i` (which holds the backslash) and moves past it.
     @usableFromInline mutating func skipEscape() throws(FastPathBail) {
-        guard i + 1 < count else { throw FastPathBail() }
-        switch base[i + 1] {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-            UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
-            i += 2
-        case UInt8(ascii: "u"):
-            let unit = try hex4(at: i + 2)
-            if unit >= 0xD800 && unit <= 0xDBFF {
-                guard i + 7 < count, base[i + 6] == UInt8(ascii: "\\"), base[i + 7] == UInt8(ascii: "u") else { throw FastPathBail() }
-                let low = try hex4(at: i + 8)
-                guard low >= 0xDC00 && low <= 0xDFFF else { throw FastPathBail() }
-                i += 12
-            } else if unit >= 0xDC00 && unit <= 0xDFFF {
-                throw FastPathBail()
-            } else {
-                i += 6
-            }
-        default:
-            throw FastPathBail()
-        }
+        guard case .valid(let length) = JSONValidation.escape(base, count: count, at: i) else { throw FastPathBail() }
+        i += length
     }
 
-    @usableFromInline func hex4(at offset: Int) throws(FastPathBail) -> UInt32 {
-        guard offset + 4 <= count else { throw FastPathBail() }
-        var value: UInt32 = 0
-        for k in 0..<4 {
-            let c = base[offset + k]
-            let digit: UInt8
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = c - UInt8(ascii: "A") + 10
-            default: throw FastPathBail()
-            }
-            value = value << 4 | UInt32(digit)
-        }
-        return value
-    }
-
-    /// Validates one multi-byte UTF-8 sequence at `i` (RFC 3629 table 3-7) and moves past it.
+    /// Validates one multi-byte UTF-8 sequence at `i` and moves past it.
     @usableFromInline mutating func skipUTF8Sequence() throws(FastPathBail) {
-        let c0 = base[i]
-        func cont(_ k: Int, _ lo: UInt8 = 0x80, _ hi: UInt8 = 0xBF) -> Bool {
-            i + k < count && base[i + k] >= lo && base[i + k] <= hi
-        }
-        let length: Int
-        switch c0 {
-        case 0xC2...0xDF: length = cont(1) ? 2 : 0
-        case 0xE0: length = cont(1, 0xA0) && cont(2) ? 3 : 0
-        case 0xE1...0xEC, 0xEE...0xEF: length = cont(1) && cont(2) ? 3 : 0
-        case 0xED: length = cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0
-        case 0xF0: length = cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0
-        case 0xF1...0xF3: length = cont(1) && cont(2) && cont(3) ? 4 : 0
-        case 0xF4: length = cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0
-        default: length = 0
-        }
+        let length = JSONValidation.utf8SequenceLength(base, count: count, at: i)
         guard length > 0 else { throw FastPathBail() }
         i += length
     }

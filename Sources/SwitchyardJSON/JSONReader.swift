@@ -1,3 +1,5 @@
+import CJSONScan
+
 /// Why a JSON text was rejected, and where.
 public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong, in a form that never quotes input bytes.
@@ -367,24 +369,10 @@ private struct Parser {
         let start = i
         var flags: UInt8 = 0
         while true {
-            // Fast path: eight bytes at a time, straight to the first byte that needs a look.
-            var c: UInt8
-            while true {
-                guard i + 8 <= count else {
-                    guard i < count else { throw fail(.unexpectedEnd) }
-                    c = base[i]
-                    if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 || c >= 0x80 { break }
-                    i += 1
-                    continue
-                }
-                let special = Self.specialBytes(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
-                if special != 0 {
-                    i += special.trailingZeroBitCount >> 3
-                    c = base[i]
-                    break
-                }
-                i += 8
-            }
+            // Straight to the first byte that needs a look (sixteen bytes per step).
+            i += sy_json_plain_prefix(base + i, count - i)
+            guard i < count else { throw fail(.unexpectedEnd) }
+            let c = base[i]
             if c == UInt8(ascii: "\"") { break }
             if c == UInt8(ascii: "\\") {
                 flags = JSONNode.escaped
@@ -399,104 +387,19 @@ private struct Parser {
         i += 1  // closing quote
     }
 
-    /// The high bit of each byte of `word` that is `"`, `\`, a control character or non-ASCII; the
-    /// lowest flagged byte is exact (borrows only run upwards from a flagged byte).
-    @inline(__always) static func specialBytes(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        func hasZero(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
-        let quote = hasZero(word ^ (ones &* 0x22))
-        let backslash = hasZero(word ^ (ones &* 0x5C))
-        let control = (word &- (ones &* 0x20)) & ~word & highs
-        return quote | backslash | control | (word & highs)
-    }
-
-    /// True if any byte of `word` is `"`, `\`, a control character or non-ASCII.
-    @inline(__always) static func hasSpecialByte(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        func hasZero(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
-        let quote = hasZero(word ^ (ones &* 0x22))
-        let backslash = hasZero(word ^ (ones &* 0x5C))
-        let control = (word &- (ones &* 0x20)) & ~word & highs  // bytes < 0x20 (and borrow effects on >= 0x80)
-        return (quote | backslash | control | (word & highs)) != 0
-    }
-
     /// Validates one escape sequence at `i` (which holds the backslash).
     @inline(__always) mutating func escape() throws(JSONSyntaxError) {
-        guard i + 1 < count else { throw fail(.unexpectedEnd, at: count) }
-        switch base[i + 1] {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-            UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
-            i += 2
-        case UInt8(ascii: "u"):
-            let unit = try hex4(at: i + 2)
-            if unit >= 0xD800 && unit <= 0xDBFF {
-                // A high surrogate must be followed by an escaped low surrogate.
-                guard i + 7 < count, base[i + 6] == UInt8(ascii: "\\"), base[i + 7] == UInt8(ascii: "u") else {
-                    throw fail(.loneSurrogate)
-                }
-                let low = try hex4(at: i + 8)
-                guard low >= 0xDC00 && low <= 0xDFFF else { throw fail(.loneSurrogate) }
-                i += 12
-            } else if unit >= 0xDC00 && unit <= 0xDFFF {
-                throw fail(.loneSurrogate)
-            } else {
-                i += 6
-            }
-        default:
-            throw fail(.invalidEscape)
+        switch JSONValidation.escape(base, count: count, at: i) {
+        case .valid(let length): i += length
+        case .invalid(let reason, let offset): throw fail(reason, at: offset)
         }
     }
 
-    @inline(__always) func hex4(at offset: Int) throws(JSONSyntaxError) -> UInt32 {
-        guard offset + 4 <= count else { throw fail(.unexpectedEnd, at: count) }
-        var value: UInt32 = 0
-        for k in 0..<4 {
-            let c = base[offset + k]
-            let digit: UInt8
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = c - UInt8(ascii: "A") + 10
-            default: throw fail(.invalidUnicodeEscape, at: offset + k)
-            }
-            value = value << 4 | UInt32(digit)
-        }
-        return value
-    }
-
-    /// Validates one multi-byte UTF-8 sequence at `i` (RFC 3629 table 3-7).
+    /// Validates one multi-byte UTF-8 sequence at `i`.
     @inline(__always) mutating func utf8Sequence() throws(JSONSyntaxError) {
-        let c0 = base[i]
-        @inline(__always) func cont(_ k: Int, _ lo: UInt8 = 0x80, _ hi: UInt8 = 0xBF) -> Bool {
-            i + k < count && base[i + k] >= lo && base[i + k] <= hi
-        }
-        switch c0 {
-        case 0xC2...0xDF:
-            guard cont(1) else { throw fail(.invalidUTF8) }
-            i += 2
-        case 0xE0:
-            guard cont(1, 0xA0), cont(2) else { throw fail(.invalidUTF8) }
-            i += 3
-        case 0xE1...0xEC, 0xEE...0xEF:
-            guard cont(1), cont(2) else { throw fail(.invalidUTF8) }
-            i += 3
-        case 0xED:
-            guard cont(1, 0x80, 0x9F), cont(2) else { throw fail(.invalidUTF8) }
-            i += 3
-        case 0xF0:
-            guard cont(1, 0x90), cont(2), cont(3) else { throw fail(.invalidUTF8) }
-            i += 4
-        case 0xF1...0xF3:
-            guard cont(1), cont(2), cont(3) else { throw fail(.invalidUTF8) }
-            i += 4
-        case 0xF4:
-            guard cont(1, 0x80, 0x8F), cont(2), cont(3) else { throw fail(.invalidUTF8) }
-            i += 4
-        default:
-            throw fail(.invalidUTF8)
-        }
+        let length = JSONValidation.utf8SequenceLength(base, count: count, at: i)
+        guard length > 0 else { throw fail(.invalidUTF8) }
+        i += length
     }
 
     // MARK: - Duplicate keys
