@@ -5,17 +5,21 @@ public struct Visibility: OpenEnum {
     public enum Known: String, CaseIterable, Sendable {
         case `public`, followers, `private`
     }
-    public var rawValue: String
+    @InlineString public var rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
+    init(raw: InlineString) { _rawValue = raw }
+
+    /// The default, kept for the readers (a copy costs less than making it).
+    static let defaultValue = Visibility(.public)
 }
 
 /// `post.created`.
 public struct PostCreated: Event, Hashable {
     public static let type = "post.created"
     public var envelope: Envelope
-    public var postId: String
-    public var authorId: String
-    public var text: String
+    @InlineString public var postId: String
+    @InlineString public var authorId: String
+    @InlineString public var text: String
     /// Default: [].
     public var tags: [String]
     /// Default: public.
@@ -68,8 +72,8 @@ public struct PostCreated: Event, Hashable {
 public struct PostLiked: Event, Hashable {
     public static let type = "post.liked"
     public var envelope: Envelope
-    public var postId: String
-    public var userId: String
+    @InlineString public var postId: String
+    @InlineString public var userId: String
     public var unknownFields = UnknownFields()
 
     public init(envelope: Envelope, postId: String, userId: String) {
@@ -101,10 +105,10 @@ public struct PostLiked: Event, Hashable {
 public struct CommentAdded: Event, Hashable {
     public static let type = "comment.added"
     public var envelope: Envelope
-    public var postId: String
-    public var commentId: String
-    public var authorId: String
-    public var text: String
+    @InlineString public var postId: String
+    @InlineString public var commentId: String
+    @InlineString public var authorId: String
+    @InlineString public var text: String
     public var unknownFields = UnknownFields()
 
     public init(envelope: Envelope, postId: String, commentId: String, authorId: String, text: String) {
@@ -142,8 +146,8 @@ public struct CommentAdded: Event, Hashable {
 public struct UserFollowed: Event, Hashable {
     public static let type = "user.followed"
     public var envelope: Envelope
-    public var followerId: String
-    public var followeeId: String
+    @InlineString public var followerId: String
+    @InlineString public var followeeId: String
     public var unknownFields = UnknownFields()
 
     public init(envelope: Envelope, followerId: String, followeeId: String) {
@@ -200,4 +204,159 @@ public indirect enum FeedEvent: EventCatalog, Hashable {
 
     public init(from decoder: any Decoder) throws { self = try Self.decodeTagged(from: decoder) }
     public func encode(to encoder: any Encoder) throws { try encodeTagged(to: encoder) }
+}
+
+// MARK: - Fast path (feeds)
+
+extension PostCreated: FastCodable {
+    static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion, .tags, .visibility, .mediaCount])
+
+    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+        envelope = .unread
+        _postId = InlineString()
+        _authorId = InlineString()
+        _text = InlineString()
+        tags = []
+        visibility = .defaultValue
+        mediaCount = 0
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
+            case .postId: _postId = try cursor.inlineString()
+            case .authorId: _authorId = try cursor.inlineString()
+            case .text: _text = try cursor.inlineString()
+            case .tags: tags = try cursor.null() ? [] : try cursor.strings()
+            case .visibility: visibility = try cursor.null() ? .defaultValue : Visibility(raw: try cursor.inlineString())
+            case .mediaCount: mediaCount = try cursor.optionalInt() ?? 0
+            }
+        }
+        unknownFields = members.unknown
+    }
+
+    public func write(to writer: inout CanonicalWriter) {
+        writer.beginEvent(tagKey: FeedEvent.tagKey, type: Self.type)
+        envelope.write(to: &writer)
+        writer.key("postId")
+        writer.string(_postId)
+        writer.key("authorId")
+        writer.string(_authorId)
+        writer.key("text")
+        writer.string(_text)
+        writer.key("tags")
+        writer.strings(tags)
+        writer.key("visibility")
+        writer.string(visibility.$rawValue)
+        writer.key("mediaCount")
+        writer.int(mediaCount)
+        writer.endObject(unknown: unknownFields)
+    }
+}
+
+extension PostLiked: FastCodable {
+    static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion])
+
+    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+        envelope = .unread
+        _postId = InlineString()
+        _userId = InlineString()
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
+            case .postId: _postId = try cursor.inlineString()
+            case .userId: _userId = try cursor.inlineString()
+            }
+        }
+        unknownFields = members.unknown
+    }
+
+    public func write(to writer: inout CanonicalWriter) {
+        writer.beginEvent(tagKey: FeedEvent.tagKey, type: Self.type)
+        envelope.write(to: &writer)
+        writer.key("postId")
+        writer.string(_postId)
+        writer.key("userId")
+        writer.string(_userId)
+        writer.endObject(unknown: unknownFields)
+    }
+}
+
+extension CommentAdded: FastCodable {
+    static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion])
+
+    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+        envelope = .unread
+        _postId = InlineString()
+        _commentId = InlineString()
+        _authorId = InlineString()
+        _text = InlineString()
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
+            case .postId: _postId = try cursor.inlineString()
+            case .commentId: _commentId = try cursor.inlineString()
+            case .authorId: _authorId = try cursor.inlineString()
+            case .text: _text = try cursor.inlineString()
+            }
+        }
+        unknownFields = members.unknown
+    }
+
+    public func write(to writer: inout CanonicalWriter) {
+        writer.beginEvent(tagKey: FeedEvent.tagKey, type: Self.type)
+        envelope.write(to: &writer)
+        writer.key("postId")
+        writer.string(_postId)
+        writer.key("commentId")
+        writer.string(_commentId)
+        writer.key("authorId")
+        writer.string(_authorId)
+        writer.key("text")
+        writer.string(_text)
+        writer.endObject(unknown: unknownFields)
+    }
+}
+
+extension UserFollowed: FastCodable {
+    static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion])
+
+    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+        envelope = .unread
+        _followerId = InlineString()
+        _followeeId = InlineString()
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
+            case .followerId: _followerId = try cursor.inlineString()
+            case .followeeId: _followeeId = try cursor.inlineString()
+            }
+        }
+        unknownFields = members.unknown
+    }
+
+    public func write(to writer: inout CanonicalWriter) {
+        writer.beginEvent(tagKey: FeedEvent.tagKey, type: Self.type)
+        envelope.write(to: &writer)
+        writer.key("followerId")
+        writer.string(_followerId)
+        writer.key("followeeId")
+        writer.string(_followeeId)
+        writer.endObject(unknown: unknownFields)
+    }
+}
+
+extension FeedEvent {
+    public func writeCanonical(to writer: inout CanonicalWriter) -> Bool {
+        switch self {
+        case .postCreated(let event): event.write(to: &writer)
+        case .postLiked(let event): event.write(to: &writer)
+        case .commentAdded(let event): event.write(to: &writer)
+        case .userFollowed(let event): event.write(to: &writer)
+        case .unknown(_, let raw): writer.raw(raw)
+        }
+        return true
+    }
 }

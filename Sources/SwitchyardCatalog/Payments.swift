@@ -9,8 +9,9 @@ public struct PaymentMethod: OpenEnum {
         case bankTransfer = "bank_transfer"
         case wallet
     }
-    public var rawValue: String
+    @InlineString public var rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
+    init(raw: InlineString) { _rawValue = raw }
 }
 
 /// Why a payment was refunded. Open.
@@ -20,14 +21,15 @@ public struct RefundReason: OpenEnum {
         case duplicate
         case fraudulent
     }
-    public var rawValue: String
+    @InlineString public var rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
+    init(raw: InlineString) { _rawValue = raw }
 }
 
 /// Why a payment failed: `{"code": "card_declined", "message": "…"}`.
 public struct PaymentFailureReason: Codable, Sendable, Hashable {
-    public var code: String
-    public var message: String?
+    @InlineString public var code: String
+    @OptionalInlineString public var message: String?
     public var unknownFields = UnknownFields()
 
     public init(code: String, message: String? = nil) {
@@ -58,7 +60,7 @@ public struct PaymentFailureReason: Codable, Sendable, Hashable {
 public struct PaymentAuthorized: Event, Hashable {
     public static let type = "payment.authorized"
     public var envelope: Envelope
-    public var paymentId: String
+    @InlineString public var paymentId: String
     public var amount: Money
     public var merchant: Merchant
     public var method: PaymentMethod
@@ -103,7 +105,7 @@ public struct PaymentAuthorized: Event, Hashable {
 public struct PaymentCaptured: Event, Hashable {
     public static let type = "payment.captured"
     public var envelope: Envelope
-    public var paymentId: String
+    @InlineString public var paymentId: String
     public var amount: Money
     public var merchant: Merchant
     /// Added in schemaVersion 2; v1 records lack it. Default: 1.
@@ -145,7 +147,7 @@ public struct PaymentCaptured: Event, Hashable {
 public struct PaymentRefunded: Event, Hashable {
     public static let type = "payment.refunded"
     public var envelope: Envelope
-    public var paymentId: String
+    @InlineString public var paymentId: String
     public var amount: Money
     public var reason: RefundReason
     public var unknownFields = UnknownFields()
@@ -182,7 +184,7 @@ public struct PaymentRefunded: Event, Hashable {
 public struct PaymentFailed: Event, Hashable {
     public static let type = "payment.failed"
     public var envelope: Envelope
-    public var paymentId: String
+    @InlineString public var paymentId: String
     public var amount: Money
     public var failure: PaymentFailureReason
     public var unknownFields = UnknownFields()
@@ -246,4 +248,206 @@ public indirect enum PaymentEvent: EventCatalog, Hashable {
 
     public init(from decoder: any Decoder) throws { self = try Self.decodeTagged(from: decoder) }
     public func encode(to encoder: any Encoder) throws { try encodeTagged(to: encoder) }
+}
+
+// MARK: - Fast path (payments)
+
+extension PaymentFailureReason: FastCodable {
+    static let fields = FieldTable(CodingKeys.self, optional: [.message])
+
+    /// The placeholder a reader of an enclosing model starts from.
+    static var unread: PaymentFailureReason { PaymentFailureReason(code: InlineString()) }
+
+    init(code: InlineString) {
+        _code = code
+        _message = OptionalInlineString()
+    }
+
+    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+        self = .unread
+        try read(&cursor)
+    }
+
+    /// Reads the members into this value (a placeholder, ``unread``) in place: an enclosing model's
+    /// reader calls it on its own member, with no copy.
+    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .code: _code = try cursor.inlineString()
+            case .message: _message.projectedValue = try cursor.null() ? nil : try cursor.inlineString()
+            }
+        }
+        unknownFields = members.unknown
+    }
+
+    public func write(to writer: inout CanonicalWriter) {
+        writer.beginObject()
+        writer.key("code")
+        writer.string(_code)
+        if let message = _message.projectedValue {
+            writer.key("message")
+            writer.string(message)
+        }
+        writer.endObject(unknown: unknownFields)
+    }
+}
+
+extension PaymentAuthorized: FastCodable {
+    static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion, .card])
+
+    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+        envelope = .unread
+        _paymentId = InlineString()
+        amount = .unread
+        merchant = .unread
+        method = PaymentMethod(raw: InlineString())
+        card = nil
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
+            case .paymentId: _paymentId = try cursor.inlineString()
+            case .amount: try amount.read(&cursor)
+            case .merchant: try merchant.read(&cursor)
+            case .method: method = PaymentMethod(raw: try cursor.inlineString())
+            case .card: card = try cursor.null() ? nil : try Card(reading: &cursor)
+            }
+        }
+        unknownFields = members.unknown
+    }
+
+    public func write(to writer: inout CanonicalWriter) {
+        writer.beginEvent(tagKey: PaymentEvent.tagKey, type: Self.type)
+        envelope.write(to: &writer)
+        writer.key("paymentId")
+        writer.string(_paymentId)
+        writer.key("amount")
+        writer.value(amount)
+        writer.key("merchant")
+        writer.value(merchant)
+        writer.key("method")
+        writer.string(method.$rawValue)
+        if let card {
+            writer.key("card")
+            writer.value(card)
+        }
+        writer.endObject(unknown: unknownFields)
+    }
+}
+
+extension PaymentCaptured: FastCodable {
+    static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion, .installments])
+
+    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+        envelope = .unread
+        _paymentId = InlineString()
+        amount = .unread
+        merchant = .unread
+        installments = 1
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
+            case .paymentId: _paymentId = try cursor.inlineString()
+            case .amount: try amount.read(&cursor)
+            case .merchant: try merchant.read(&cursor)
+            case .installments: installments = try cursor.optionalInt() ?? 1
+            }
+        }
+        unknownFields = members.unknown
+    }
+
+    public func write(to writer: inout CanonicalWriter) {
+        writer.beginEvent(tagKey: PaymentEvent.tagKey, type: Self.type)
+        envelope.write(to: &writer)
+        writer.key("paymentId")
+        writer.string(_paymentId)
+        writer.key("amount")
+        writer.value(amount)
+        writer.key("merchant")
+        writer.value(merchant)
+        writer.key("installments")
+        writer.int(installments)
+        writer.endObject(unknown: unknownFields)
+    }
+}
+
+extension PaymentRefunded: FastCodable {
+    static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion])
+
+    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+        envelope = .unread
+        _paymentId = InlineString()
+        amount = .unread
+        reason = RefundReason(raw: InlineString())
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
+            case .paymentId: _paymentId = try cursor.inlineString()
+            case .amount: try amount.read(&cursor)
+            case .reason: reason = RefundReason(raw: try cursor.inlineString())
+            }
+        }
+        unknownFields = members.unknown
+    }
+
+    public func write(to writer: inout CanonicalWriter) {
+        writer.beginEvent(tagKey: PaymentEvent.tagKey, type: Self.type)
+        envelope.write(to: &writer)
+        writer.key("paymentId")
+        writer.string(_paymentId)
+        writer.key("amount")
+        writer.value(amount)
+        writer.key("reason")
+        writer.string(reason.$rawValue)
+        writer.endObject(unknown: unknownFields)
+    }
+}
+
+extension PaymentFailed: FastCodable {
+    static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion])
+
+    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+        envelope = .unread
+        _paymentId = InlineString()
+        amount = .unread
+        failure = .unread
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
+            case .paymentId: _paymentId = try cursor.inlineString()
+            case .amount: try amount.read(&cursor)
+            case .failure: try failure.read(&cursor)
+            }
+        }
+        unknownFields = members.unknown
+    }
+
+    public func write(to writer: inout CanonicalWriter) {
+        writer.beginEvent(tagKey: PaymentEvent.tagKey, type: Self.type)
+        envelope.write(to: &writer)
+        writer.key("paymentId")
+        writer.string(_paymentId)
+        writer.key("amount")
+        writer.value(amount)
+        writer.key("failure")
+        writer.value(failure)
+        writer.endObject(unknown: unknownFields)
+    }
+}
+
+extension PaymentEvent {
+    public func writeCanonical(to writer: inout CanonicalWriter) -> Bool {
+        switch self {
+        case .authorized(let event): event.write(to: &writer)
+        case .captured(let event): event.write(to: &writer)
+        case .refunded(let event): event.write(to: &writer)
+        case .failed(let event): event.write(to: &writer)
+        case .unknown(_, let raw): writer.raw(raw)
+        }
+        return true
+    }
 }

@@ -5,7 +5,7 @@ public struct Money: Codable, Sendable, Hashable {
     /// Minor units.
     public var value: Int64
     /// ISO 4217 code.
-    public var currency: String
+    @InlineString public var currency: String
     /// Members a newer producer added.
     public var unknownFields = UnknownFields()
 
@@ -33,10 +33,10 @@ public struct Money: Codable, Sendable, Hashable {
 
 /// The merchant a payment is for.
 public struct Merchant: Codable, Sendable, Hashable {
-    public var id: String
-    public var name: String
+    @InlineString public var id: String
+    @InlineString public var name: String
     /// ISO 3166 country code, when known.
-    public var country: String?
+    @OptionalInlineString public var country: String?
     public var unknownFields = UnknownFields()
 
     public init(id: String, name: String, country: String? = nil) {
@@ -66,8 +66,8 @@ public struct Merchant: Codable, Sendable, Hashable {
 
 /// A payment card, as much of it as may be stored.
 public struct Card: Codable, Sendable, Hashable {
-    public var brand: String
-    public var last4: String
+    @InlineString public var brand: String
+    @InlineString public var last4: String
     public var expMonth: Int
     public var expYear: Int
     public var unknownFields = UnknownFields()
@@ -97,5 +97,138 @@ public struct Card: Codable, Sendable, Hashable {
         try c.encode(expMonth, forKey: .expMonth)
         try c.encode(expYear, forKey: .expYear)
         try unknownFields.encode(to: encoder)
+    }
+}
+
+// MARK: - Fast path (shared)
+
+// The fast path of every model (here and at the end of Payments.swift and Feeds.swift): a direct reader and writer beside `init(from:)` and `encode(to:)`,
+// with the same fields, defaults and order. A record the reader does not decide goes to `init(from:)`,
+// which gives the exact diagnosis. `FastPathTests` compares both paths on every fixture, the bench
+// corpus and mutated records; the `fuzz-decode` invariants compare them on fuzzed input.
+//
+// A reader starts every member at a placeholder (or its default) and reads members in place: no
+// optionals to unwrap, no copy of the model. The field table's required bits say which members the
+// record must have had; a missing one bails, and `init(from:)` names it.
+//
+// Identifiers are stored as `InlineString`s (`_paymentId`): the readers fill the storage without making
+// a `String`, and the writers write it as it is.
+
+
+extension Money: FastCodable {
+    static let fields = FieldTable(CodingKeys.self)
+
+    /// The placeholder a reader of an enclosing model starts from.
+    static var unread: Money { Money(value: 0, currency: InlineString()) }
+
+    init(value: Int64, currency: InlineString) {
+        self.value = value
+        _currency = currency
+    }
+
+    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+        self = .unread
+        try read(&cursor)
+    }
+
+    /// Reads the members into this value (a placeholder, ``unread``) in place: an enclosing model's
+    /// reader calls it on its own member, with no copy.
+    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .value: value = try cursor.int64()
+            case .currency: _currency = try cursor.inlineString()
+            }
+        }
+        unknownFields = members.unknown
+    }
+
+    public func write(to writer: inout CanonicalWriter) {
+        writer.beginObject()
+        writer.key("value")
+        writer.int(value)
+        writer.key("currency")
+        writer.string(_currency)
+        writer.endObject(unknown: unknownFields)
+    }
+}
+
+extension Merchant: FastCodable {
+    static let fields = FieldTable(CodingKeys.self, optional: [.country])
+
+    /// The placeholder a reader of an enclosing model starts from.
+    static var unread: Merchant { Merchant(id: InlineString(), name: InlineString()) }
+
+    init(id: InlineString, name: InlineString) {
+        _id = id
+        _name = name
+        _country = OptionalInlineString()
+    }
+
+    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+        self = .unread
+        try read(&cursor)
+    }
+
+    /// Reads the members into this value (a placeholder, ``unread``) in place: an enclosing model's
+    /// reader calls it on its own member, with no copy.
+    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .id: _id = try cursor.inlineString()
+            case .name: _name = try cursor.inlineString()
+            case .country: _country.projectedValue = try cursor.null() ? nil : try cursor.inlineString()
+            }
+        }
+        unknownFields = members.unknown
+    }
+
+    public func write(to writer: inout CanonicalWriter) {
+        writer.beginObject()
+        writer.key("id")
+        writer.string(_id)
+        writer.key("name")
+        writer.string(_name)
+        if let country = _country.projectedValue {
+            writer.key("country")
+            writer.string(country)
+        }
+        writer.endObject(unknown: unknownFields)
+    }
+}
+
+extension Card: FastCodable {
+    static let fields = FieldTable(CodingKeys.self)
+
+    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+        _brand = InlineString()
+        _last4 = InlineString()
+        expMonth = 0
+        expYear = 0
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .brand: _brand = try cursor.inlineString()
+            case .last4: _last4 = try cursor.inlineString()
+            case .expMonth: expMonth = try cursor.int()
+            case .expYear: expYear = try cursor.int()
+            }
+        }
+        unknownFields = members.unknown
+    }
+
+    public func write(to writer: inout CanonicalWriter) {
+        writer.beginObject()
+        writer.key("brand")
+        writer.string(_brand)
+        writer.key("last4")
+        writer.string(_last4)
+        writer.key("expMonth")
+        writer.int(expMonth)
+        writer.key("expYear")
+        writer.int(expYear)
+        writer.endObject(unknown: unknownFields)
     }
 }

@@ -116,24 +116,47 @@ public struct CanonicalWriter: ~Copyable {
 
     /// A string, quoted, with minimal escaping (as ``JSONString/appendQuoted(_:to:)``).
     @inlinable public mutating func string(_ value: String) {
-        let written: Void? = value.utf8.withContiguousStorageIfAvailable { utf8 in
-            if !JSONString.needsEscaping(utf8) {
-                reserve(utf8.count &+ 2)
-                base[count] = UInt8(ascii: "\"")
-                if let source = utf8.baseAddress { sy_copy(base + count + 1, source, utf8.count) }
-                base[count &+ utf8.count &+ 1] = UInt8(ascii: "\"")
-                count &+= utf8.count &+ 2
-            } else {
-                reserve(utf8.count &* 6 &+ 2)
-                count &+= JSONString.writeQuoted(utf8, to: base + count)
-            }
-        }
+        let written: Void? = value.utf8.withContiguousStorageIfAvailable { quoted($0) }
         if written == nil {
             // A string without contiguous UTF-8 (bridged): the general routine.
             var quoted: [UInt8] = []
             JSONString.appendQuoted(value, to: &quoted)
             append(quoted)
         }
+    }
+
+    /// A string kept inline, quoted, with minimal escaping.
+    @inlinable public mutating func string(_ value: InlineString) {
+        if case .inline(let inline) = value.storage, inline.isPlain {
+            // All five words at once: the bytes past the text are overwritten by what comes next.
+            let n = Int(inline.count)
+            reserve(InlineString.capacity &+ 2)
+            base[count] = UInt8(ascii: "\"")
+            UnsafeMutableRawPointer(base + count + 1).storeBytes(of: inline.words, as: (UInt64, UInt64, UInt64, UInt64, UInt64).self)
+            base[count &+ n &+ 1] = UInt8(ascii: "\"")
+            count &+= n &+ 2
+            return
+        }
+        value.withUTF8 { quoted($0) }
+    }
+
+    /// UTF-8 text, quoted, with minimal escaping.
+    @inlinable @inline(__always) mutating func quoted(_ utf8: UnsafeBufferPointer<UInt8>) {
+        if !JSONString.needsEscaping(utf8) {
+            quotedAsIs(utf8)
+        } else {
+            reserve(utf8.count &* 6 &+ 2)
+            count &+= JSONString.writeQuoted(utf8, to: base + count)
+        }
+    }
+
+    /// UTF-8 text that needs no escaping, quoted.
+    @inlinable @inline(__always) mutating func quotedAsIs(_ utf8: UnsafeBufferPointer<UInt8>) {
+        reserve(utf8.count &+ 2)
+        base[count] = UInt8(ascii: "\"")
+        if let source = utf8.baseAddress { sy_copy(base + count + 1, source, utf8.count) }
+        base[count &+ utf8.count &+ 1] = UInt8(ascii: "\"")
+        count &+= utf8.count &+ 2
     }
 
     @inlinable public mutating func strings(_ values: [String]) {
@@ -152,13 +175,7 @@ public struct CanonicalWriter: ~Copyable {
 
     /// A timestamp, as it was written (RFC 3339 text needs no escaping).
     @inlinable public mutating func timestamp(_ value: Timestamp) {
-        value.withText { text in
-            reserve(text.count &+ 2)
-            base[count] = UInt8(ascii: "\"")
-            if let source = text.baseAddress { sy_copy(base + count + 1, source, text.count) }
-            base[count &+ text.count &+ 1] = UInt8(ascii: "\"")
-            count &+= text.count &+ 2
-        }
+        value.withText { quotedAsIs($0) }
     }
 
     /// Bytes that already are a JSON value (an unknown event's record).
@@ -226,7 +243,7 @@ extension Envelope {
     /// Writes the envelope members into the event's object (defaults written out).
     @inlinable public func write(to writer: inout CanonicalWriter) {
         writer.key("id")
-        writer.string(id)
+        writer.string($id)
         writer.key("occurredAt")
         writer.timestamp(occurredAt)
         writer.key("schemaVersion")
@@ -243,7 +260,7 @@ extension Envelope {
     /// members sit flat in the event's object.
     @inlinable public mutating func read<Key: EnvelopeCodingKey & Equatable>(_ key: Key, _ cursor: inout JSONCursor) throws(FastPathBail) {
         if key == .id {
-            id = try cursor.identifier()
+            $id = try cursor.inlineIdentifier()
         } else if key == .occurredAt {
             occurredAt = try cursor.timestamp()
         } else {

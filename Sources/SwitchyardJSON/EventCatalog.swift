@@ -188,8 +188,8 @@ public protocol EnvelopeCodingKey: CodingKey {
 
 /// The envelope every event carries: `id`, `occurredAt`, `schemaVersion`, flat beside the tag.
 public struct Envelope: Codable, Sendable, Hashable {
-    /// The identity: a non-empty string, never defaulted.
-    public var id: String
+    /// The identity: a non-empty string, never defaulted. Kept inline (`$id`) up to 40 bytes.
+    @InlineString public var id: String
     /// When the event happened (RFC 3339, re-encoded as written).
     public var occurredAt: Timestamp
     /// The producer's schema version. Default: 1 (records that predate versioning).

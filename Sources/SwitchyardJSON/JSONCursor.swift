@@ -257,6 +257,23 @@ public protocol FastCodable {
         return value
     }
 
+    /// A string value, kept inline when it is short (see ``InlineString``).
+    @inlinable @inline(__always) public mutating func inlineString() throws(FastPathBail) -> InlineString {
+        guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
+        let (start, end, escaped) = try scanString()
+        let raw = UnsafeBufferPointer(start: base + start, count: end - start)
+        // The scan stopped at no quote, backslash or control character: the text is written as it is.
+        if !escaped { return InlineString(validUTF8: raw, isPlain: true) }
+        return JSONString.unescape(raw).withUnsafeBufferPointer { InlineString(validUTF8: $0) }
+    }
+
+    /// A non-empty string (an identifier), kept inline when it is short.
+    @inlinable @inline(__always) public mutating func inlineIdentifier() throws(FastPathBail) -> InlineString {
+        let value = try inlineString()
+        guard !value.isEmpty else { throw FastPathBail() }
+        return value
+    }
+
     /// An array of strings.
     @inlinable public mutating func strings() throws(FastPathBail) -> [String] {
         var elements = try beginArray()

@@ -8,39 +8,16 @@ import Foundation
 public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The text as written: in the value itself when it fits (any timestamp up to nanoseconds with an
     /// offset), so that decoding one allocates nothing.
-    @usableFromInline let storage: Storage
-
-    @usableFromInline enum Storage: Sendable {
-        case inline(count: UInt8, bytes: (UInt64, UInt64, UInt64, UInt64, UInt64))
-        case string(String)
-
-        @usableFromInline static let inlineCapacity = 40
-
-        @usableFromInline init(_ bytes: UnsafeBufferPointer<UInt8>) {
-            guard bytes.count <= Self.inlineCapacity else {
-                self = .string(String(decoding: bytes, as: UTF8.self))
-                return
-            }
-            var words: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
-            withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(bytes)) }
-            self = .inline(count: UInt8(bytes.count), bytes: words)
-        }
-    }
+    @usableFromInline let storage: InlineString
 
     /// The timestamp as written.
-    public var text: String {
-        withText { String(decoding: $0, as: UTF8.self) }
-    }
+    public var text: String { storage.string }
 
     /// Calls `body` with the text's UTF-8 bytes.
     @inlinable public func withText<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        switch storage {
-        case .inline(let count, var bytes):
-            return withUnsafeBytes(of: &bytes) { body(UnsafeBufferPointer(start: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: Int(count))) }
-        case .string(var text):
-            return text.withUTF8(body)
-        }
+        storage.withUTF8(body)
     }
+
     /// Whole seconds since 1970-01-01T00:00:00Z.
     public let epochSeconds: Int64
     /// Nanoseconds within the second (fractions beyond nanoseconds are truncated).
@@ -77,8 +54,8 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
             let s = String(v)
             return String(repeating: "0", count: max(0, width - s.count)) + s
         }
-        var text = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
-        storage = text.withUTF8 { Storage($0) }
+        let text = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
+        storage = InlineString(text)
         epochSeconds = seconds
         nanoseconds = Int32(millis * 1_000_000)
         utcOffsetSeconds = 0
@@ -86,7 +63,7 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
 
     /// A timestamp from text that ``parse(_:)`` accepted.
     @usableFromInline init(bytes: UnsafeBufferPointer<UInt8>, _ parsed: (Int64, Int32, Int32)) {
-        storage = Storage(bytes)
+        storage = InlineString(validUTF8: bytes, isPlain: true)  // parsed: digits, signs, `T`, `Z`, `:` and `.`
         (epochSeconds, nanoseconds, utcOffsetSeconds) = parsed
     }
 
@@ -121,10 +98,8 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
     }
 
     /// Equal instants written differently are different timestamps: the text is part of the value.
-    public static func == (a: Timestamp, b: Timestamp) -> Bool {
-        a.withText { x in b.withText { y in x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) } }
-    }
-    public func hash(into hasher: inout Hasher) { withText { hasher.combine(bytes: UnsafeRawBufferPointer($0)) } }
+    public static func == (a: Timestamp, b: Timestamp) -> Bool { a.storage == b.storage }
+    public func hash(into hasher: inout Hasher) { hasher.combine(storage) }
 
     // MARK: - Parsing
 
