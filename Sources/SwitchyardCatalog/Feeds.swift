@@ -256,10 +256,18 @@ extension PostCreated: FastCodable {
 extension PostLiked: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion])
 
-    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+    init(unread: Void) {
         envelope = .unread
         _postId = InlineString()
         _userId = InlineString()
+    }
+
+    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+        self.init(unread: ())
+        try read(&cursor)
+    }
+
+    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {

@@ -104,29 +104,48 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
     // MARK: - Parsing
 
     @usableFromInline static func parse(_ s: UnsafeBufferPointer<UInt8>) -> (Int64, Int32, Int32)? {
-        // The fixed part, `YYYY-MM-DDTHH:MM:SS`, then fractions and the offset. The digit positions are
-        // checked together: a byte that is not a digit has `&- 48` above 9, so the maximum is.
+        // The fixed part, `YYYY-MM-DDTHH:MM:SS`, as three overlapping eight-byte words ("YYYY-MM-",
+        // "DDTHH:MM", "HH:MM:SS"): the separators compared under a mask, then every other byte checked to be
+        // a digit at once (its high nibble is 3, and adding 6 keeps it 3).
         let n = s.count
-        guard n >= 20 else { return nil }
+        guard n >= 20, let start = s.baseAddress else { return nil }
+        let raw = UnsafeRawPointer(start)
+        @inline(__always) func load(_ offset: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+        @inline(__always) func lane(_ k: Int, _ byte: UInt64) -> UInt64 { byte << UInt64(k * 8) }
+        /// The word with its separators (`mask`) as expected, the separators replaced by `0`; nil otherwise.
+        @inline(__always) func digits(_ w: UInt64, _ mask: UInt64, _ separators: UInt64) -> UInt64? {
+            let zeros: UInt64 = 0x3030_3030_3030_3030
+            let high: UInt64 = 0xF0F0_F0F0_F0F0_F0F0
+            let d = (w & ~mask) | (zeros & mask)
+            guard w & mask == separators, d & high == zeros, (d &+ 0x0606_0606_0606_0606) & high == zeros else { return nil }
+            return d
+        }
+        let pair = lane(2, 0xFF) | lane(5, 0xFF)
+        // `T` or `t`: with 0x20 set, only those two read `t`.
+        guard let date = digits(load(0), lane(4, 0xFF) | lane(7, 0xFF), lane(4, 0x2D) | lane(7, 0x2D)),
+            let dayTime = digits(load(8) | lane(2, 0x20), pair, lane(2, 0x74) | lane(5, 0x3A)),
+            let time = digits(load(11), pair, lane(2, 0x3A) | lane(5, 0x3A))
+        else { return nil }
+        @inline(__always) func number(_ w: UInt64, _ k: Int) -> Int64 {
+            Int64((w >> UInt64(k * 8)) & 0x0F) &* 10 &+ Int64((w >> UInt64(k * 8 + 8)) & 0x0F)
+        }
+        let year = number(date, 0) &* 100 &+ number(date, 2)
+        let month = number(date, 5)
+        let day = number(dayTime, 0)
+        let hour = number(time, 0)
+        let minute = number(time, 3)
+        let second = number(time, 6)
+        guard month >= 1, month <= 12, day >= 1, day <= daysInMonth(year, month), hour <= 23, minute <= 59, second <= 60
+        else { return nil }
         @inline(__always) func digit(_ k: Int) -> UInt8 { s[k] &- UInt8(ascii: "0") }
-        guard max(digit(0), digit(1), digit(2), digit(3)) < 10, max(digit(5), digit(6), digit(8), digit(9)) < 10,
-            max(digit(11), digit(12), digit(14), digit(15), digit(17), digit(18)) < 10
-        else { return nil }
         @inline(__always) func two(_ k: Int) -> Int64 { Int64(digit(k)) &* 10 &+ Int64(digit(k + 1)) }
-        let year = two(0) &* 100 &+ two(2)
-        let month = two(5)
-        let day = two(8)
-        let hour = two(11)
-        let minute = two(14)
-        let second = two(17)
-        guard s[4] == UInt8(ascii: "-"), s[7] == UInt8(ascii: "-"), s[10] | 0x20 == UInt8(ascii: "t"),
-            s[13] == UInt8(ascii: ":"), s[16] == UInt8(ascii: ":")
-        else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= daysInMonth(year, month), hour <= 23, minute <= 59, second <= 60
-        else { return nil }
         var i = 19
         var nanos: Int64 = 0
-        if s[i] == UInt8(ascii: ".") {
+        if s[i] == UInt8(ascii: "."), n >= 24, max(digit(20), digit(21), digit(22)) < 10, digit(23) >= 10 {
+            // Milliseconds, the usual spelling, at once.
+            nanos = (Int64(digit(20)) &* 100 &+ Int64(digit(21)) &* 10 &+ Int64(digit(22))) &* 1_000_000
+            i = 23
+        } else if s[i] == UInt8(ascii: ".") {
             i += 1
             let start = i
             while i < n, s[i] &- UInt8(ascii: "0") < 10 {
