@@ -21,7 +21,7 @@ public struct PostCreated: Event, Hashable {
     @InlineString public var authorId: String
     @InlineString public var text: String
     /// Default: [].
-    public var tags: [String]
+    @InlineStrings public var tags: [String]
     /// Default: public.
     public var visibility: Visibility
     /// Added in schemaVersion 2; v1 records lack it. Default: 0.
@@ -211,14 +211,23 @@ public indirect enum FeedEvent: EventCatalog, Hashable {
 extension PostCreated: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion, .tags, .visibility, .mediaCount])
 
-    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+    /// Every member at its placeholder or default: what the reader starts from.
+    @inline(__always) private init(unread: Void) {
         envelope = .unread
         _postId = InlineString()
         _authorId = InlineString()
         _text = InlineString()
-        tags = []
+        _tags = InlineStrings()
         visibility = .defaultValue
         mediaCount = 0
+    }
+
+    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+        self.init(unread: ())
+        try read(&cursor)
+    }
+
+    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -226,7 +235,7 @@ extension PostCreated: FastCodable {
             case .postId: _postId = try cursor.inlineString()
             case .authorId: _authorId = try cursor.inlineString()
             case .text: _text = try cursor.inlineString()
-            case .tags: tags = try cursor.null() ? [] : try cursor.strings()
+            case .tags: _tags.projectedValue = try cursor.null() ? [] : try cursor.inlineStrings()
             case .visibility: visibility = try cursor.null() ? .defaultValue : Visibility(raw: try cursor.inlineString())
             case .mediaCount: mediaCount = try cursor.optionalInt() ?? 0
             }
@@ -244,7 +253,7 @@ extension PostCreated: FastCodable {
         writer.key("text")
         writer.string(_text)
         writer.key("tags")
-        writer.strings(tags)
+        writer.strings($tags)
         writer.key("visibility")
         writer.string(visibility.$rawValue)
         writer.key("mediaCount")
@@ -256,7 +265,8 @@ extension PostCreated: FastCodable {
 extension PostLiked: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion])
 
-    init(unread: Void) {
+    /// Every member at its placeholder or default: what the reader starts from.
+    @inline(__always) private init(unread: Void) {
         envelope = .unread
         _postId = InlineString()
         _userId = InlineString()
@@ -293,12 +303,21 @@ extension PostLiked: FastCodable {
 extension CommentAdded: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion])
 
-    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+    /// Every member at its placeholder or default: what the reader starts from.
+    @inline(__always) private init(unread: Void) {
         envelope = .unread
         _postId = InlineString()
         _commentId = InlineString()
         _authorId = InlineString()
         _text = InlineString()
+    }
+
+    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+        self.init(unread: ())
+        try read(&cursor)
+    }
+
+    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -330,10 +349,19 @@ extension CommentAdded: FastCodable {
 extension UserFollowed: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion])
 
-    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+    /// Every member at its placeholder or default: what the reader starts from.
+    @inline(__always) private init(unread: Void) {
         envelope = .unread
         _followerId = InlineString()
         _followeeId = InlineString()
+    }
+
+    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+        self.init(unread: ())
+        try read(&cursor)
+    }
+
+    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {

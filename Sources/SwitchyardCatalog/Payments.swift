@@ -296,13 +296,22 @@ extension PaymentFailureReason: FastCodable {
 extension PaymentAuthorized: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion, .card])
 
-    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+    /// Every member at its placeholder or default: what the reader starts from.
+    @inline(__always) private init(unread: Void) {
         envelope = .unread
         _paymentId = InlineString()
         amount = .unread
         merchant = .unread
         method = PaymentMethod(raw: InlineString())
         card = nil
+    }
+
+    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+        self.init(unread: ())
+        try read(&cursor)
+    }
+
+    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -339,12 +348,21 @@ extension PaymentAuthorized: FastCodable {
 extension PaymentCaptured: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion, .installments])
 
-    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+    /// Every member at its placeholder or default: what the reader starts from.
+    @inline(__always) private init(unread: Void) {
         envelope = .unread
         _paymentId = InlineString()
         amount = .unread
         merchant = .unread
         installments = 1
+    }
+
+    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+        self.init(unread: ())
+        try read(&cursor)
+    }
+
+    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -376,11 +394,20 @@ extension PaymentCaptured: FastCodable {
 extension PaymentRefunded: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion])
 
-    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+    /// Every member at its placeholder or default: what the reader starts from.
+    @inline(__always) private init(unread: Void) {
         envelope = .unread
         _paymentId = InlineString()
         amount = .unread
         reason = RefundReason(raw: InlineString())
+    }
+
+    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+        self.init(unread: ())
+        try read(&cursor)
+    }
+
+    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -409,11 +436,20 @@ extension PaymentRefunded: FastCodable {
 extension PaymentFailed: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion])
 
-    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+    /// Every member at its placeholder or default: what the reader starts from.
+    @inline(__always) private init(unread: Void) {
         envelope = .unread
         _paymentId = InlineString()
         amount = .unread
         failure = .unread
+    }
+
+    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
+        self.init(unread: ())
+        try read(&cursor)
+    }
+
+    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {

@@ -274,14 +274,14 @@ public protocol FastCodable {
         return value
     }
 
-    /// An array of strings.
-    @inlinable public mutating func strings() throws(FastPathBail) -> [String] {
+    /// An array of strings, each kept inline when it is short.
+    @inlinable public mutating func inlineStrings() throws(FastPathBail) -> [InlineString] {
         var elements = try beginArray()
-        var values: [String] = []
+        var values: [InlineString] = []
         while try nextElement(&elements) {
             // One allocation for the usual few elements instead of growing 1, 2, 4.
             if values.isEmpty { values.reserveCapacity(4) }
-            values.append(try string())
+            values.append(try inlineString())
         }
         return values
     }
