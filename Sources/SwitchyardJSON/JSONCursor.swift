@@ -96,19 +96,14 @@ public protocol FastCodable {
     /// member is checked to be a string and skipped. A key seen twice bails.
     @inlinable @inline(__always) public mutating func nextField<Key>(_ fields: FieldTable<Key>, _ members: inout ObjectMembers) throws(FastPathBail) -> Key? {
         while true {
-            // Compact JSON first: `,"name":` with the name the model expects next, compared in place.
-            var at = i
-            if members.started && at < count && base[at] == UInt8(ascii: ",") { at += 1 }
-            if at > i || !members.started, at < count, base[at] == UInt8(ascii: "\""),
-                let index = fields.quickMatch(base + at + 1, available: count - at - 1, hint: members.hint)
-            {
-                let colon = at + fields.entries[index].length + 2
-                if colon < count && base[colon] == UInt8(ascii: ":") {
-                    i = colon + 1
-                    members.started = true
-                    if let key = try accept(index, fields, &members) { return key }
-                    continue
-                }
+            // Compact JSON first: `,"name":` with the name the model expects next, compared in place. Before
+            // the first member the comma's place holds the `{` (or whitespace, which the match then fails).
+            let at = members.started ? i : i &- 1
+            if let index = fields.quickMatch(base + at, available: count &- at, hint: members.hint, started: members.started) {
+                i = at &+ fields.entries[index].patternLength
+                members.started = true
+                if let key = try accept(index, fields, &members) { return key }
+                continue
             }
             // Any spacing, and members out of order or unknown.
             var c = try peek()
@@ -578,6 +573,13 @@ public struct FieldTable<Key: CodingKey & CaseIterable>: @unchecked Sendable whe
         @usableFromInline let last: UInt64
         /// The name's bytes, for names longer than 16 bytes (the two words do not cover them).
         @usableFromInline let long: UnsafePointer<UInt8>?
+        /// The member as compact JSON writes it after another: `,"name":`, as its first eight bytes
+        /// (zero-padded), its last eight and the eight after the first (for patterns over 16 bytes).
+        @usableFromInline let pattern: (UInt64, UInt64, UInt64)
+        /// The pattern's length (the name's plus 4); 0 for names too long to match this way.
+        @usableFromInline let patternLength: Int
+        /// The bytes of the first word that belong to the pattern.
+        @usableFromInline let headMask: UInt64
     }
 
     /// The table of `Key`'s cases; `tag` names the catalog's tag member when the model is an event.
@@ -597,7 +599,17 @@ public struct FieldTable<Key: CodingKey & CaseIterable>: @unchecked Sendable whe
                 copy.initialize(from: bytes, count: bytes.count)
                 long = UnsafePointer(copy)
             }
-            entries.append(Entry(length: bytes.count, first: first, last: last, long: long))
+            let member = Array(",\"".utf8) + bytes + Array("\":".utf8)
+            let fits = member.count <= 24
+            func word(_ offset: Int) -> UInt64 {
+                member[offset..<min(offset + 8, member.count)].enumerated().reduce(0) { $0 | UInt64($1.element) << UInt64($1.offset * 8) }
+            }
+            entries.append(
+                Entry(
+                    length: bytes.count, first: first, last: last, long: long,
+                    pattern: (word(0), member.count >= 8 ? word(member.count - 8) : 0, member.count > 16 ? word(8) : 0),
+                    patternLength: fits ? member.count : 0,
+                    headMask: member.count >= 8 ? ~0 : (UInt64(1) << UInt64(member.count * 8)) - 1))
             if index < keys.count && !optional.contains(where: { $0.stringValue == name }) { required |= 1 << UInt64(index) }
         }
         precondition(entries.count <= 64, "a field table holds at most 64 names")
@@ -613,18 +625,21 @@ public struct FieldTable<Key: CodingKey & CaseIterable>: @unchecked Sendable whe
         firstHint = tag == nil ? 0 : keys.count
     }
 
-    /// The entry `hint` if the bytes at `start` are its name and a closing quote (`available` bytes may be
-    /// read from `start`). Names are plain ASCII (checked in `init`), so a match needs no validation.
-    @inlinable @inline(__always) func quickMatch(_ start: UnsafePointer<UInt8>, available: Int, hint: Int) -> Int? {
+    /// The entry `hint` (or the one after it) if the bytes at `start` are its member pattern, `,"name":`
+    /// (`available` bytes may be read from `start`). Before the first member (`started` false) the first
+    /// byte is not compared. Names are plain ASCII (checked in `init`), so a match needs no validation.
+    @inlinable @inline(__always) func quickMatch(_ start: UnsafePointer<UInt8>, available: Int, hint: Int, started: Bool) -> Int? {
         guard available >= 8 else { return nil }
         let raw = UnsafeRawPointer(start)
         let head = raw.loadUnaligned(as: UInt64.self)
+        let commaMask: UInt64 = started ? ~0 : ~0xFF
         @inline(__always) func matches(_ e: Entry) -> Bool {
-            guard e.long == nil, available > e.length, start[e.length] == UInt8(ascii: "\"") else { return false }
-            if e.length >= 8 {
-                return head == e.first && raw.loadUnaligned(fromByteOffset: e.length - 8, as: UInt64.self) == e.last
-            }
-            return head & ((UInt64(1) << UInt64(e.length &* 8)) &- 1) == e.first
+            let n = e.patternLength
+            let mask = e.headMask & commaMask
+            guard n > 0, available >= n, head & mask == e.pattern.0 & mask else { return false }
+            if n <= 8 { return true }
+            guard raw.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self) == e.pattern.1 else { return false }
+            return n <= 16 || raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == e.pattern.2
         }
         // The expected member, or the one after it (an optional member left out).
         let n = entryCount
