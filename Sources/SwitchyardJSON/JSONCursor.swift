@@ -259,7 +259,11 @@ public protocol FastCodable {
         let raw = UnsafeBufferPointer(start: base + start, count: end - start)
         // The scan stopped at no quote, backslash or control character: the text is written as it is.
         if !escaped { return InlineString(validUTF8: raw, isPlain: true) }
-        return JSONString.unescape(raw).withUnsafeBufferPointer { InlineString(validUTF8: $0) }
+        // Unescaping never lengthens: a buffer of the raw length, on the stack when it is small.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: raw.count) { buffer in
+            let n = JSONString.unescape(raw, into: buffer.baseAddress!)
+            return InlineString(validUTF8: UnsafeBufferPointer(start: buffer.baseAddress, count: n))
+        }
     }
 
     /// A non-empty string (an identifier), kept inline when it is short.

@@ -4,38 +4,48 @@ import CJSONScan
 public enum JSONString {
     /// Unescapes the contents of a JSON string (without its quotes) that the reader validated.
     public static func unescape(_ raw: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(raw.count)
-        var i = 0
+        guard raw.count > 0 else { return [] }
+        return [UInt8](unsafeUninitializedCapacity: raw.count) { buffer, count in
+            count = unescape(raw, into: buffer.baseAddress!)
+        }
+    }
+
+    /// Unescapes the contents of a JSON string (without its quotes) that the reader validated into `out`,
+    /// which has room for `raw.count` bytes (unescaping never lengthens); returns how many it wrote.
+    public static func unescape(_ raw: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        guard let p = raw.baseAddress else { return 0 }
         let n = raw.count
-        while i < n {
-            let c = raw[i]
-            guard c == UInt8(ascii: "\\") else {
-                out.append(c)
-                i += 1
-                continue
-            }
-            let e = raw[i + 1]
+        var i = 0
+        var o = 0
+        while true {
+            // Up to the next backslash (validated contents hold no bare quote or control character).
+            let run = sy_json_unescaped_prefix(p + i, n - i)
+            (out + o).update(from: p + i, count: run)
+            o += run
+            i += run
+            guard i < n else { return o }
+            let e = p[i + 1]
             i += 2
             switch e {
-            case UInt8(ascii: "b"): out.append(0x08)
-            case UInt8(ascii: "f"): out.append(0x0C)
-            case UInt8(ascii: "n"): out.append(0x0A)
-            case UInt8(ascii: "r"): out.append(0x0D)
-            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "b"): out[o] = 0x08
+            case UInt8(ascii: "f"): out[o] = 0x0C
+            case UInt8(ascii: "n"): out[o] = 0x0A
+            case UInt8(ascii: "r"): out[o] = 0x0D
+            case UInt8(ascii: "t"): out[o] = 0x09
             case UInt8(ascii: "u"):
                 var scalar = hex4(raw, i)
                 i += 4
-                if scalar >= 0xD800 && scalar <= 0xDBFF && i + 6 <= n && raw[i] == UInt8(ascii: "\\") {
+                if scalar >= 0xD800 && scalar <= 0xDBFF && i + 6 <= n && p[i] == UInt8(ascii: "\\") {
                     let low = hex4(raw, i + 2)
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     i += 6
                 }
-                appendUTF8(scalar, to: &out)
-            default: out.append(e)  // " \ /
+                o += writeUTF8(scalar, to: out + o)
+                continue
+            default: out[o] = e  // " \ /
             }
+            o += 1
         }
-        return out
     }
 
     @inline(__always) static func hex4(_ raw: UnsafeBufferPointer<UInt8>, _ at: Int) -> UInt32 {
@@ -49,22 +59,27 @@ public enum JSONString {
         return value
     }
 
-    static func appendUTF8(_ scalar: UInt32, to out: inout [UInt8]) {
+    /// Writes `scalar` as UTF-8 at `out` (room for 4 bytes); returns how many bytes.
+    static func writeUTF8(_ scalar: UInt32, to out: UnsafeMutablePointer<UInt8>) -> Int {
         switch scalar {
         case 0..<0x80:
-            out.append(UInt8(scalar))
+            out[0] = UInt8(scalar)
+            return 1
         case 0x80..<0x800:
-            out.append(UInt8(0xC0 | (scalar >> 6)))
-            out.append(UInt8(0x80 | (scalar & 0x3F)))
+            out[0] = UInt8(0xC0 | (scalar >> 6))
+            out[1] = UInt8(0x80 | (scalar & 0x3F))
+            return 2
         case 0x800..<0x10000:
-            out.append(UInt8(0xE0 | (scalar >> 12)))
-            out.append(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
-            out.append(UInt8(0x80 | (scalar & 0x3F)))
+            out[0] = UInt8(0xE0 | (scalar >> 12))
+            out[1] = UInt8(0x80 | ((scalar >> 6) & 0x3F))
+            out[2] = UInt8(0x80 | (scalar & 0x3F))
+            return 3
         default:
-            out.append(UInt8(0xF0 | (scalar >> 18)))
-            out.append(UInt8(0x80 | ((scalar >> 12) & 0x3F)))
-            out.append(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
-            out.append(UInt8(0x80 | (scalar & 0x3F)))
+            out[0] = UInt8(0xF0 | (scalar >> 18))
+            out[1] = UInt8(0x80 | ((scalar >> 12) & 0x3F))
+            out[2] = UInt8(0x80 | ((scalar >> 6) & 0x3F))
+            out[3] = UInt8(0x80 | (scalar & 0x3F))
+            return 4
         }
     }
 
