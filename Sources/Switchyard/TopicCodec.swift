@@ -144,15 +144,18 @@ struct CatalogDecoders {
 
     mutating func decode(_ value: UnsafeRawBufferPointer) -> DecodedRecord {
         if payments != nil {
-            return Self.record(payments!.decode(value), knownType: payments!.lastKnownType)
+            let (outcome, unknownFields) = payments!.decode(value)
+            return Self.record(outcome, unknownFields, knownType: payments!.lastKnownType)
         }
-        return Self.record(feeds!.decode(value), knownType: feeds!.lastKnownType)
+        let (outcome, unknownFields) = feeds!.decode(value)
+        return Self.record(outcome, unknownFields, knownType: feeds!.lastKnownType)
     }
 
-    @inline(__always) static func record<Catalog>(_ result: (outcome: DecodeOutcome<Catalog>, unknownFields: Int), knownType: String?) -> DecodedRecord {
-        switch result.outcome {
+    /// The outcome as a record; consumed, so that the event moves into the record without a copy.
+    @inline(__always) static func record<Catalog>(_ outcome: consuming DecodeOutcome<Catalog>, _ unknownFields: Int, knownType: String?) -> DecodedRecord {
+        switch consume outcome {
         case .decoded(let event):
-            return DecodedRecord(outcome: .decoded(type: knownType ?? event.type), unknownFields: result.unknownFields, event: event)
+            return DecodedRecord(outcome: .decoded(type: knownType ?? event.type), unknownFields: unknownFields, event: event)
         case .unknown(let event, let type):
             return DecodedRecord(outcome: .unknown(type: type), unknownFields: 0, event: event)
         case .failed(let failure):
