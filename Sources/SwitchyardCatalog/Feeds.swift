@@ -211,23 +211,16 @@ public indirect enum FeedEvent: EventCatalog, Hashable {
 extension PostCreated: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion, .tags, .visibility, .mediaCount])
 
-    /// Every member at its placeholder or default: what the reader starts from.
-    @inline(__always) private init(unread: Void) {
+    /// Every member at its placeholder or default.
+    public static var unread: PostCreated { PostCreated(unread: ()) }
+
+    @inline(__always) init(unread: Void) {
         envelope = .unread
-        _postId = InlineString()
-        _authorId = InlineString()
-        _text = InlineString()
-        _tags = InlineStrings()
         visibility = .defaultValue
         mediaCount = 0
     }
 
-    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        self.init(unread: ())
-        try read(&cursor)
-    }
-
-    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
+    public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -265,19 +258,14 @@ extension PostCreated: FastCodable {
 extension PostLiked: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion])
 
-    /// Every member at its placeholder or default: what the reader starts from.
-    @inline(__always) private init(unread: Void) {
+    /// Every member at its placeholder or default.
+    public static var unread: PostLiked { PostLiked(unread: ()) }
+
+    @inline(__always) init(unread: Void) {
         envelope = .unread
-        _postId = InlineString()
-        _userId = InlineString()
     }
 
-    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        self.init(unread: ())
-        try read(&cursor)
-    }
-
-    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
+    public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -303,21 +291,14 @@ extension PostLiked: FastCodable {
 extension CommentAdded: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion])
 
-    /// Every member at its placeholder or default: what the reader starts from.
-    @inline(__always) private init(unread: Void) {
+    /// Every member at its placeholder or default.
+    public static var unread: CommentAdded { CommentAdded(unread: ()) }
+
+    @inline(__always) init(unread: Void) {
         envelope = .unread
-        _postId = InlineString()
-        _commentId = InlineString()
-        _authorId = InlineString()
-        _text = InlineString()
     }
 
-    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        self.init(unread: ())
-        try read(&cursor)
-    }
-
-    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
+    public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -349,19 +330,14 @@ extension CommentAdded: FastCodable {
 extension UserFollowed: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion])
 
-    /// Every member at its placeholder or default: what the reader starts from.
-    @inline(__always) private init(unread: Void) {
+    /// Every member at its placeholder or default.
+    public static var unread: UserFollowed { UserFollowed(unread: ()) }
+
+    @inline(__always) init(unread: Void) {
         envelope = .unread
-        _followerId = InlineString()
-        _followeeId = InlineString()
     }
 
-    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        self.init(unread: ())
-        try read(&cursor)
-    }
-
-    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
+    public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {

@@ -255,22 +255,13 @@ public indirect enum PaymentEvent: EventCatalog, Hashable {
 extension PaymentFailureReason: FastCodable {
     static let fields = FieldTable(CodingKeys.self, optional: [.message])
 
-    /// The placeholder a reader of an enclosing model starts from.
-    static var unread: PaymentFailureReason { PaymentFailureReason(code: InlineString()) }
+    /// Every member at its placeholder.
+    public static var unread: PaymentFailureReason { PaymentFailureReason(unread: ()) }
 
-    init(code: InlineString) {
-        _code = code
-        _message = OptionalInlineString()
+    @inline(__always) init(unread: Void) {
     }
 
-    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        self = .unread
-        try read(&cursor)
-    }
-
-    /// Reads the members into this value (a placeholder, ``unread``) in place: an enclosing model's
-    /// reader calls it on its own member, with no copy.
-    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
+    public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -296,22 +287,18 @@ extension PaymentFailureReason: FastCodable {
 extension PaymentAuthorized: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion, .card])
 
-    /// Every member at its placeholder or default: what the reader starts from.
-    @inline(__always) private init(unread: Void) {
+    /// Every member at its placeholder or default.
+    public static var unread: PaymentAuthorized { PaymentAuthorized(unread: ()) }
+
+    @inline(__always) init(unread: Void) {
         envelope = .unread
-        _paymentId = InlineString()
-        amount = .unread
-        merchant = .unread
+        amount = Money(unread: ())
+        merchant = Merchant(unread: ())
         method = PaymentMethod(raw: InlineString())
         card = nil
     }
 
-    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        self.init(unread: ())
-        try read(&cursor)
-    }
-
-    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
+    public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -320,7 +307,7 @@ extension PaymentAuthorized: FastCodable {
             case .amount: try amount.read(&cursor)
             case .merchant: try merchant.read(&cursor)
             case .method: method = PaymentMethod(raw: try cursor.inlineString())
-            case .card: card = try cursor.null() ? nil : try Card(reading: &cursor)
+            case .card: card = try cursor.null() ? nil : try Card.read(from: &cursor)
             }
         }
         unknownFields = members.unknown
@@ -348,21 +335,17 @@ extension PaymentAuthorized: FastCodable {
 extension PaymentCaptured: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion, .installments])
 
-    /// Every member at its placeholder or default: what the reader starts from.
-    @inline(__always) private init(unread: Void) {
+    /// Every member at its placeholder or default.
+    public static var unread: PaymentCaptured { PaymentCaptured(unread: ()) }
+
+    @inline(__always) init(unread: Void) {
         envelope = .unread
-        _paymentId = InlineString()
-        amount = .unread
-        merchant = .unread
+        amount = Money(unread: ())
+        merchant = Merchant(unread: ())
         installments = 1
     }
 
-    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        self.init(unread: ())
-        try read(&cursor)
-    }
-
-    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
+    public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -394,20 +377,16 @@ extension PaymentCaptured: FastCodable {
 extension PaymentRefunded: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion])
 
-    /// Every member at its placeholder or default: what the reader starts from.
-    @inline(__always) private init(unread: Void) {
+    /// Every member at its placeholder or default.
+    public static var unread: PaymentRefunded { PaymentRefunded(unread: ()) }
+
+    @inline(__always) init(unread: Void) {
         envelope = .unread
-        _paymentId = InlineString()
-        amount = .unread
+        amount = Money(unread: ())
         reason = RefundReason(raw: InlineString())
     }
 
-    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        self.init(unread: ())
-        try read(&cursor)
-    }
-
-    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
+    public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -436,20 +415,16 @@ extension PaymentRefunded: FastCodable {
 extension PaymentFailed: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion])
 
-    /// Every member at its placeholder or default: what the reader starts from.
-    @inline(__always) private init(unread: Void) {
+    /// Every member at its placeholder or default.
+    public static var unread: PaymentFailed { PaymentFailed(unread: ()) }
+
+    @inline(__always) init(unread: Void) {
         envelope = .unread
-        _paymentId = InlineString()
-        amount = .unread
+        amount = Money(unread: ())
         failure = .unread
     }
 
-    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        self.init(unread: ())
-        try read(&cursor)
-    }
-
-    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
+    public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {

@@ -112,28 +112,21 @@ public struct Card: Codable, Sendable, Hashable {
 // record must have had; a missing one bails, and `init(from:)` names it.
 //
 // Identifiers are stored as `InlineString`s (`_paymentId`): the readers fill the storage without making
-// a `String`, and the writers write it as it is.
+// a `String`, and the writers write it as it is. A wrapped member starts empty (the wrapper's `init()`),
+// so `init(unread:)` only sets the others.
 
 
 extension Money: FastCodable {
     static let fields = FieldTable(CodingKeys.self)
 
-    /// The placeholder a reader of an enclosing model starts from.
-    static var unread: Money { Money(value: 0, currency: InlineString()) }
+    /// Every member at its placeholder.
+    public static var unread: Money { Money(unread: ()) }
 
-    init(value: Int64, currency: InlineString) {
-        self.value = value
-        _currency = currency
+    @inline(__always) init(unread: Void) {
+        value = 0
     }
 
-    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        self = .unread
-        try read(&cursor)
-    }
-
-    /// Reads the members into this value (a placeholder, ``unread``) in place: an enclosing model's
-    /// reader calls it on its own member, with no copy.
-    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
+    public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -157,23 +150,12 @@ extension Money: FastCodable {
 extension Merchant: FastCodable {
     static let fields = FieldTable(CodingKeys.self, optional: [.country])
 
-    /// The placeholder a reader of an enclosing model starts from.
-    static var unread: Merchant { Merchant(id: InlineString(), name: InlineString()) }
+    /// Every member at its placeholder.
+    public static var unread: Merchant { Merchant(unread: ()) }
 
-    init(id: InlineString, name: InlineString) {
-        _id = id
-        _name = name
-        _country = OptionalInlineString()
-    }
+    @inline(__always) init(unread: Void) {}
 
-    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        self = .unread
-        try read(&cursor)
-    }
-
-    /// Reads the members into this value (a placeholder, ``unread``) in place: an enclosing model's
-    /// reader calls it on its own member, with no copy.
-    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
+    public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {
@@ -202,11 +184,15 @@ extension Merchant: FastCodable {
 extension Card: FastCodable {
     static let fields = FieldTable(CodingKeys.self)
 
-    public init(reading cursor: inout JSONCursor) throws(FastPathBail) {
-        _brand = InlineString()
-        _last4 = InlineString()
+    /// Every member at its placeholder.
+    public static var unread: Card { Card(unread: ()) }
+
+    @inline(__always) init(unread: Void) {
         expMonth = 0
         expYear = 0
+    }
+
+    public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
         while let key = try cursor.nextField(Self.fields, &members) {
             switch key {

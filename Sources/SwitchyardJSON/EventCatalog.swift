@@ -76,7 +76,7 @@ public struct EventType<Catalog>: Sendable {
         utf8 = Array(E.type.utf8)
         payload = E.self
         decode = { decoder in wrap(try E(from: decoder)) }
-        fastDecode = { cursor throws(FastPathBail) in wrap(try E(reading: &cursor)) }
+        fastDecode = { cursor throws(FastPathBail) in wrap(try E.read(from: &cursor)) }
     }
 
     @usableFromInline func matches(_ tag: UnsafeBufferPointer<UInt8>) -> Bool {

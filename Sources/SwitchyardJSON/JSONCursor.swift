@@ -18,10 +18,26 @@ public struct FastPathBail: Error, Sendable {
 ///   for anything else (a failure, an unusual spelling) it throws ``FastPathBail`` and the general
 ///   decoder decides. `FastPathTests` and the `fuzz-decode` invariants hold the two paths equal.
 public protocol FastCodable {
-    /// Reads the value at the cursor (for an object: from `{` to `}`).
-    init(reading cursor: inout JSONCursor) throws(FastPathBail)
+    /// A value with every member at a placeholder or its default: what a reader starts from. The members
+    /// a record must have are required by the type's ``FieldTable``, so a placeholder never survives.
+    static var unread: Self { get }
+    /// Reads the value at the cursor (for an object: from `{` to `}`) into this value, in place: a model
+    /// reads its nested models where they are, with no copy.
+    mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail)
     /// Writes the canonical encoding: the same bytes as ``CanonicalJSONEncoder``.
     func write(to writer: inout CanonicalWriter)
+}
+
+extension FastCodable {
+    /// Reads a value at the cursor.
+    ///
+    /// - Important: a local `var` that is read into and returned moves out; an initializer that delegates
+    ///   or reads into `self` copies the model (every inline string) once more.
+    @inlinable @inline(__always) public static func read(from cursor: inout JSONCursor) throws(FastPathBail) -> Self {
+        var value = unread
+        try value.read(&cursor)
+        return value
+    }
 }
 
 /// A single-pass reader that decodes JSON straight into values, with no tape and no containers.
