@@ -209,7 +209,7 @@ public indirect enum FeedEvent: EventCatalog, Hashable {
 // MARK: - Fast path (feeds)
 
 extension PostCreated: FastCodable {
-    static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion, .tags, .visibility, .mediaCount])
+    static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, type: type, optional: [.schemaVersion, .tags, .visibility, .mediaCount])
 
     /// Every member at its placeholder or default.
     public static var unread: PostCreated { PostCreated(unread: ()) }
@@ -237,7 +237,7 @@ extension PostCreated: FastCodable {
     }
 
     public func write(to writer: inout CanonicalWriter) {
-        writer.beginEvent(tagKey: FeedEvent.tagKey, type: Self.type)
+        writer.beginEvent(Self.fields)
         envelope.write(to: &writer)
         writer.key("postId")
         writer.string(_postId)
@@ -256,7 +256,7 @@ extension PostCreated: FastCodable {
 }
 
 extension PostLiked: FastCodable {
-    static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion])
+    static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, type: type, optional: [.schemaVersion])
 
     /// Every member at its placeholder or default.
     public static var unread: PostLiked { PostLiked(unread: ()) }
@@ -278,7 +278,7 @@ extension PostLiked: FastCodable {
     }
 
     public func write(to writer: inout CanonicalWriter) {
-        writer.beginEvent(tagKey: FeedEvent.tagKey, type: Self.type)
+        writer.beginEvent(Self.fields)
         envelope.write(to: &writer)
         writer.key("postId")
         writer.string(_postId)
@@ -289,7 +289,7 @@ extension PostLiked: FastCodable {
 }
 
 extension CommentAdded: FastCodable {
-    static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion])
+    static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, type: type, optional: [.schemaVersion])
 
     /// Every member at its placeholder or default.
     public static var unread: CommentAdded { CommentAdded(unread: ()) }
@@ -313,7 +313,7 @@ extension CommentAdded: FastCodable {
     }
 
     public func write(to writer: inout CanonicalWriter) {
-        writer.beginEvent(tagKey: FeedEvent.tagKey, type: Self.type)
+        writer.beginEvent(Self.fields)
         envelope.write(to: &writer)
         writer.key("postId")
         writer.string(_postId)
@@ -328,7 +328,7 @@ extension CommentAdded: FastCodable {
 }
 
 extension UserFollowed: FastCodable {
-    static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, optional: [.schemaVersion])
+    static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, type: type, optional: [.schemaVersion])
 
     /// Every member at its placeholder or default.
     public static var unread: UserFollowed { UserFollowed(unread: ()) }
@@ -350,7 +350,7 @@ extension UserFollowed: FastCodable {
     }
 
     public func write(to writer: inout CanonicalWriter) {
-        writer.beginEvent(tagKey: FeedEvent.tagKey, type: Self.type)
+        writer.beginEvent(Self.fields)
         envelope.write(to: &writer)
         writer.key("followerId")
         writer.string(_followerId)

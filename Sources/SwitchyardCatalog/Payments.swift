@@ -285,7 +285,7 @@ extension PaymentFailureReason: FastCodable {
 }
 
 extension PaymentAuthorized: FastCodable {
-    static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion, .card])
+    static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, type: type, optional: [.schemaVersion, .card])
 
     /// Every member at its placeholder or default.
     public static var unread: PaymentAuthorized { PaymentAuthorized(unread: ()) }
@@ -314,7 +314,7 @@ extension PaymentAuthorized: FastCodable {
     }
 
     public func write(to writer: inout CanonicalWriter) {
-        writer.beginEvent(tagKey: PaymentEvent.tagKey, type: Self.type)
+        writer.beginEvent(Self.fields)
         envelope.write(to: &writer)
         writer.key("paymentId")
         writer.string(_paymentId)
@@ -333,7 +333,7 @@ extension PaymentAuthorized: FastCodable {
 }
 
 extension PaymentCaptured: FastCodable {
-    static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion, .installments])
+    static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, type: type, optional: [.schemaVersion, .installments])
 
     /// Every member at its placeholder or default.
     public static var unread: PaymentCaptured { PaymentCaptured(unread: ()) }
@@ -360,7 +360,7 @@ extension PaymentCaptured: FastCodable {
     }
 
     public func write(to writer: inout CanonicalWriter) {
-        writer.beginEvent(tagKey: PaymentEvent.tagKey, type: Self.type)
+        writer.beginEvent(Self.fields)
         envelope.write(to: &writer)
         writer.key("paymentId")
         writer.string(_paymentId)
@@ -375,7 +375,7 @@ extension PaymentCaptured: FastCodable {
 }
 
 extension PaymentRefunded: FastCodable {
-    static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion])
+    static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, type: type, optional: [.schemaVersion])
 
     /// Every member at its placeholder or default.
     public static var unread: PaymentRefunded { PaymentRefunded(unread: ()) }
@@ -400,7 +400,7 @@ extension PaymentRefunded: FastCodable {
     }
 
     public func write(to writer: inout CanonicalWriter) {
-        writer.beginEvent(tagKey: PaymentEvent.tagKey, type: Self.type)
+        writer.beginEvent(Self.fields)
         envelope.write(to: &writer)
         writer.key("paymentId")
         writer.string(_paymentId)
@@ -413,7 +413,7 @@ extension PaymentRefunded: FastCodable {
 }
 
 extension PaymentFailed: FastCodable {
-    static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, optional: [.schemaVersion])
+    static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, type: type, optional: [.schemaVersion])
 
     /// Every member at its placeholder or default.
     public static var unread: PaymentFailed { PaymentFailed(unread: ()) }
@@ -438,7 +438,7 @@ extension PaymentFailed: FastCodable {
     }
 
     public func write(to writer: inout CanonicalWriter) {
-        writer.beginEvent(tagKey: PaymentEvent.tagKey, type: Self.type)
+        writer.beginEvent(Self.fields)
         envelope.write(to: &writer)
         writer.key("paymentId")
         writer.string(_paymentId)

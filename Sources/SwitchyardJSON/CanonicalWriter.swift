@@ -81,7 +81,7 @@ public struct CanonicalWriter: ~Copyable {
     }
 
     /// Starts a member: `"name":`. The name must need no escaping (a coding key).
-    @inlinable public mutating func key(_ name: StaticString) {
+    @inlinable @inline(__always) public mutating func key(_ name: StaticString) {
         let n = name.utf8CodeUnitCount
         reserve(n &+ 4)
         if needsComma {
@@ -227,12 +227,10 @@ public enum JSONNumber {
 }
 
 extension CanonicalWriter {
-    /// Starts an event's object with its tag member: `{"type":"payment.captured"`.
-    @inlinable public mutating func beginEvent(tagKey: String, type: String) {
-        beginObject()
-        string(tagKey)
-        append(UInt8(ascii: ":"))
-        string(type)
+    /// Starts an event's object with its tag member, as the event's field table holds it:
+    /// `{"type":"payment.captured"`.
+    @inlinable public mutating func beginEvent<Key>(_ fields: FieldTable<Key>) {
+        append(fields.eventPrefix)
         needsComma = true
     }
 }

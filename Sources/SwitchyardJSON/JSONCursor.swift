@@ -586,6 +586,8 @@ public struct FieldTable<Key: CodingKey & CaseIterable>: @unchecked Sendable whe
     @usableFromInline let required: UInt64
     /// The entry expected first: the tag for an event (producers write it first), else the first key.
     @usableFromInline let firstHint: Int
+    /// For an event's table: how its canonical encoding starts, `{"type":"payment.captured"`.
+    @usableFromInline let eventPrefix: UnsafeRawBufferPointer
 
     @usableFromInline struct Entry {
         @usableFromInline let length: Int
@@ -602,8 +604,9 @@ public struct FieldTable<Key: CodingKey & CaseIterable>: @unchecked Sendable whe
         @usableFromInline let headMask: UInt64
     }
 
-    /// The table of `Key`'s cases; `tag` names the catalog's tag member when the model is an event.
-    public init(_ key: Key.Type, tag: String? = nil, optional: [Key] = []) {
+    /// The table of `Key`'s cases; `tag` names the catalog's tag member and `type` the event's tag value
+    /// when the model is an event.
+    public init(_ key: Key.Type, tag: String? = nil, type: String? = nil, optional: [Key] = []) {
         let keys = Array(Key.allCases)
         var entries: [Entry] = []
         var required: UInt64 = 0
@@ -643,6 +646,16 @@ public struct FieldTable<Key: CodingKey & CaseIterable>: @unchecked Sendable whe
         entryCount = entries.count
         self.required = required
         firstHint = tag == nil ? 0 : keys.count
+        var prefix: [UInt8] = []
+        if let tag, let type {
+            prefix.append(UInt8(ascii: "{"))
+            JSONString.appendQuoted(tag, to: &prefix)
+            prefix.append(UInt8(ascii: ":"))
+            JSONString.appendQuoted(type, to: &prefix)
+        }
+        let prefixStorage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(prefix.count, 1), alignment: 1)
+        prefixStorage.copyBytes(from: prefix)
+        eventPrefix = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(prefixStorage)[..<prefix.count])
     }
 
     /// The entry `hint` (or the one after it) if the bytes at `start` are its member pattern, `,"name":`
