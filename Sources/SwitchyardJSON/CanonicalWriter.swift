@@ -252,7 +252,11 @@ extension Envelope {
 extension Envelope {
     /// The placeholder an event read by the fast path starts from; `id` and `occurredAt` must be required
     /// entries of the event's ``FieldTable``, so that a record without them is not decided on the fast path.
-    public static let unread = Envelope(id: "", occurredAt: Timestamp(bytes: UnsafeBufferPointer(start: nil, count: 0), (0, 0, 0)))
+    /// Made in place each time: a stored one would be copied, inline strings and all.
+    @inlinable public static var unread: Envelope { Envelope(unread: ()) }
+
+    /// Every member at its default (an empty `id`, no timestamp, version 1).
+    @inlinable init(unread: Void) {}
 
     /// Reads the value of the envelope member `key` (`id`, `occurredAt` or `schemaVersion`): the envelope's
     /// members sit flat in the event's object.

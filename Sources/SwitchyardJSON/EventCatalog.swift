@@ -191,9 +191,9 @@ public struct Envelope: Codable, Sendable, Hashable {
     /// The identity: a non-empty string, never defaulted. Kept inline (`$id`) up to 40 bytes.
     @InlineString public var id: String
     /// When the event happened (RFC 3339, re-encoded as written).
-    public var occurredAt: Timestamp
+    public var occurredAt: Timestamp = .unread
     /// The producer's schema version. Default: 1 (records that predate versioning).
-    public var schemaVersion: Int
+    public var schemaVersion: Int = 1
 
     public init(id: String, occurredAt: Timestamp, schemaVersion: Int = 1) {
         self.id = id

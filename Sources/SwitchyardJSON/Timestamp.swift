@@ -61,6 +61,9 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
         utcOffsetSeconds = 0
     }
 
+    /// The placeholder a reader starts from: no text.
+    @inlinable static var unread: Timestamp { Timestamp(bytes: UnsafeBufferPointer(start: nil, count: 0), (0, 0, 0)) }
+
     /// A timestamp from text that ``parse(_:)`` accepted.
     @usableFromInline init(bytes: UnsafeBufferPointer<UInt8>, _ parsed: (Int64, Int32, Int32)) {
         storage = InlineString(validUTF8: bytes, isPlain: true)  // parsed: digits, signs, `T`, `Z`, `:` and `.`
