@@ -21,7 +21,7 @@ public struct PostCreated: Event, Hashable {
     @InlineString public var authorId: String
     @InlineString public var text: String
     /// Default: [].
-    @InlineStrings public var tags: [String]
+    public var tags: [String]
     /// Default: public.
     public var visibility: Visibility
     /// Added in schemaVersion 2; v1 records lack it. Default: 0.
@@ -216,6 +216,7 @@ extension PostCreated: FastCodable {
 
     @inline(__always) init(unread: Void) {
         envelope = .unread
+        tags = []
         visibility = .defaultValue
         mediaCount = 0
     }
@@ -228,7 +229,7 @@ extension PostCreated: FastCodable {
             case .postId: _postId = try cursor.inlineString()
             case .authorId: _authorId = try cursor.inlineString()
             case .text: _text = try cursor.inlineString()
-            case .tags: _tags.projectedValue = try cursor.null() ? [] : try cursor.inlineStrings()
+            case .tags: tags = try cursor.null() ? [] : try cursor.strings()
             case .visibility: visibility = try cursor.null() ? .defaultValue : Visibility(raw: try cursor.inlineString())
             case .mediaCount: mediaCount = try cursor.optionalInt() ?? 0
             }
@@ -246,7 +247,7 @@ extension PostCreated: FastCodable {
         writer.key("text")
         writer.string(_text)
         writer.key("tags")
-        writer.strings($tags)
+        writer.strings(tags)
         writer.key("visibility")
         writer.string(visibility.$rawValue)
         writer.key("mediaCount")

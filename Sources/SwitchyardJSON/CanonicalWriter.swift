@@ -159,7 +159,7 @@ public struct CanonicalWriter: ~Copyable {
         count &+= utf8.count &+ 2
     }
 
-    @inlinable public mutating func strings(_ values: [InlineString]) {
+    @inlinable public mutating func strings(_ values: [String]) {
         beginArray()
         for value in values {
             element()

@@ -170,21 +170,3 @@ public struct OptionalInlineString: Sendable, Hashable {
         set { projectedValue = newValue.map { InlineString($0) } }
     }
 }
-
-/// ``InlineString``s for a list member: `@InlineStrings public var tags: [String]`.
-@propertyWrapper
-public struct InlineStrings: Sendable, Hashable {
-    /// The storage itself (`$tags`): the texts without making `String`s.
-    public var projectedValue: [InlineString]
-
-    /// No texts.
-    @inlinable public init() { projectedValue = [] }
-
-    @inlinable public init(wrappedValue: [String]) { projectedValue = wrappedValue.map { InlineString($0) } }
-
-    /// The texts as `String`s (made on each read).
-    @inlinable public var wrappedValue: [String] {
-        get { projectedValue.map(\.string) }
-        set { projectedValue = newValue.map { InlineString($0) } }
-    }
-}

@@ -289,14 +289,15 @@ extension FastCodable {
         return value
     }
 
-    /// An array of strings, each kept inline when it is short.
-    @inlinable public mutating func inlineStrings() throws(FastPathBail) -> [InlineString] {
+    /// An array of strings. (Kept as `String`s, not ``InlineString``s: a long array of short strings
+    /// would take three times the memory.)
+    @inlinable public mutating func strings() throws(FastPathBail) -> [String] {
         var elements = try beginArray()
-        var values: [InlineString] = []
+        var values: [String] = []
         while try nextElement(&elements) {
             // One allocation for the usual few elements instead of growing 1, 2, 4.
             if values.isEmpty { values.reserveCapacity(4) }
-            values.append(try inlineString())
+            values.append(try string())
         }
         return values
     }
