@@ -256,18 +256,6 @@ extension FastCodable {
         return String(decoding: JSONString.unescape(raw), as: UTF8.self)
     }
 
-    /// A string value, or nil for `null`.
-    @inlinable public mutating func optionalString() throws(FastPathBail) -> String? {
-        try null() ? nil : try string()
-    }
-
-    /// A non-empty string (an identifier).
-    @inlinable @inline(__always) public mutating func identifier() throws(FastPathBail) -> String {
-        let value = try string()
-        guard !value.isEmpty else { throw FastPathBail() }
-        return value
-    }
-
     /// A string value, kept inline when it is short (see ``InlineString``).
     @inlinable @inline(__always) public mutating func inlineString() throws(FastPathBail) -> InlineString {
         guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
