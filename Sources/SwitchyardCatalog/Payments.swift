@@ -258,8 +258,7 @@ extension PaymentFailureReason: FastCodable {
     /// Every member at its placeholder.
     public static var unread: PaymentFailureReason { PaymentFailureReason(unread: ()) }
 
-    @inline(__always) init(unread: Void) {
-    }
+    @inline(__always) init(unread: Void) {}
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
@@ -292,8 +291,8 @@ extension PaymentAuthorized: FastCodable {
 
     @inline(__always) init(unread: Void) {
         envelope = .unread
-        amount = Money(unread: ())
-        merchant = Merchant(unread: ())
+        amount = .unread
+        merchant = .unread
         method = PaymentMethod(raw: InlineString())
         card = nil
     }
@@ -340,8 +339,8 @@ extension PaymentCaptured: FastCodable {
 
     @inline(__always) init(unread: Void) {
         envelope = .unread
-        amount = Money(unread: ())
-        merchant = Merchant(unread: ())
+        amount = .unread
+        merchant = .unread
         installments = 1
     }
 
@@ -382,7 +381,7 @@ extension PaymentRefunded: FastCodable {
 
     @inline(__always) init(unread: Void) {
         envelope = .unread
-        amount = Money(unread: ())
+        amount = .unread
         reason = RefundReason(raw: InlineString())
     }
 
@@ -420,7 +419,7 @@ extension PaymentFailed: FastCodable {
 
     @inline(__always) init(unread: Void) {
         envelope = .unread
-        amount = Money(unread: ())
+        amount = .unread
         failure = .unread
     }
 

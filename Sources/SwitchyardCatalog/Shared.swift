@@ -102,19 +102,20 @@ public struct Card: Codable, Sendable, Hashable {
 
 // MARK: - Fast path (shared)
 
-// The fast path of every model (here and at the end of Payments.swift and Feeds.swift): a direct reader and writer beside `init(from:)` and `encode(to:)`,
-// with the same fields, defaults and order. A record the reader does not decide goes to `init(from:)`,
-// which gives the exact diagnosis. `FastPathTests` compares both paths on every fixture, the bench
-// corpus and mutated records; the `fuzz-decode` invariants compare them on fuzzed input.
+// The fast path of every model (here, and at the end of Payments.swift and Feeds.swift): a direct
+// reader and writer beside `init(from:)` and `encode(to:)`, with the same fields, defaults and order.
+// A record the reader does not decide goes to `init(from:)`, which gives the exact diagnosis.
+// `FastPathTests` compares both paths on every fixture, the bench corpus and mutated records; the
+// `fuzz-decode` invariants compare them on fuzzed input.
 //
-// A reader starts every member at a placeholder (or its default) and reads members in place: no
-// optionals to unwrap, no copy of the model. The field table's required bits say which members the
-// record must have had; a missing one bails, and `init(from:)` names it.
+// A reader starts from a placeholder (`unread`: every member empty or at its default) and reads the
+// members in place, nested models into their own member: no optionals to unwrap, no copy of the
+// model. The field table's required bits say which members the record must have had; a missing one
+// bails, and `init(from:)` names it.
 //
-// Identifiers are stored as `InlineString`s (`_paymentId`): the readers fill the storage without making
-// a `String`, and the writers write it as it is. A wrapped member starts empty (the wrapper's `init()`),
-// so `init(unread:)` only sets the others.
-
+// Identifiers and short texts are stored as `InlineString`s (`_paymentId`): the readers fill the
+// storage without making a `String`, and the writers write it as it is. A wrapped member starts empty
+// (the wrapper's `init()`), so `init(unread:)` only sets the others.
 
 extension Money: FastCodable {
     static let fields = FieldTable(CodingKeys.self)
