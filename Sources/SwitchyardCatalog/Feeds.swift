@@ -212,9 +212,7 @@ extension PostCreated: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, type: type, optional: [.schemaVersion, .tags, .visibility, .mediaCount])
 
     /// Every member at its placeholder or default.
-    public static var unread: PostCreated { PostCreated(unread: ()) }
-
-    @inline(__always) init(unread: Void) {
+    @inline(__always) public init(unread: Void) {
         envelope = .unread
         tags = []
         visibility = .defaultValue
@@ -260,9 +258,7 @@ extension PostLiked: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, type: type, optional: [.schemaVersion])
 
     /// Every member at its placeholder or default.
-    public static var unread: PostLiked { PostLiked(unread: ()) }
-
-    @inline(__always) init(unread: Void) {
+    @inline(__always) public init(unread: Void) {
         envelope = .unread
     }
 
@@ -293,9 +289,7 @@ extension CommentAdded: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, type: type, optional: [.schemaVersion])
 
     /// Every member at its placeholder or default.
-    public static var unread: CommentAdded { CommentAdded(unread: ()) }
-
-    @inline(__always) init(unread: Void) {
+    @inline(__always) public init(unread: Void) {
         envelope = .unread
     }
 
@@ -332,9 +326,7 @@ extension UserFollowed: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, type: type, optional: [.schemaVersion])
 
     /// Every member at its placeholder or default.
-    public static var unread: UserFollowed { UserFollowed(unread: ()) }
-
-    @inline(__always) init(unread: Void) {
+    @inline(__always) public init(unread: Void) {
         envelope = .unread
     }
 

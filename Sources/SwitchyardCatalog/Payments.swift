@@ -255,10 +255,8 @@ public indirect enum PaymentEvent: EventCatalog, Hashable {
 extension PaymentFailureReason: FastCodable {
     static let fields = FieldTable(CodingKeys.self, optional: [.message])
 
-    /// Every member at its placeholder.
-    public static var unread: PaymentFailureReason { PaymentFailureReason(unread: ()) }
-
-    @inline(__always) init(unread: Void) {}
+    /// Every member at its placeholder or default.
+    @inline(__always) public init(unread: Void) {}
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
@@ -287,9 +285,7 @@ extension PaymentAuthorized: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, type: type, optional: [.schemaVersion, .card])
 
     /// Every member at its placeholder or default.
-    public static var unread: PaymentAuthorized { PaymentAuthorized(unread: ()) }
-
-    @inline(__always) init(unread: Void) {
+    @inline(__always) public init(unread: Void) {
         envelope = .unread
         amount = .unread
         merchant = .unread
@@ -335,9 +331,7 @@ extension PaymentCaptured: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, type: type, optional: [.schemaVersion, .installments])
 
     /// Every member at its placeholder or default.
-    public static var unread: PaymentCaptured { PaymentCaptured(unread: ()) }
-
-    @inline(__always) init(unread: Void) {
+    @inline(__always) public init(unread: Void) {
         envelope = .unread
         amount = .unread
         merchant = .unread
@@ -377,9 +371,7 @@ extension PaymentRefunded: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, type: type, optional: [.schemaVersion])
 
     /// Every member at its placeholder or default.
-    public static var unread: PaymentRefunded { PaymentRefunded(unread: ()) }
-
-    @inline(__always) init(unread: Void) {
+    @inline(__always) public init(unread: Void) {
         envelope = .unread
         amount = .unread
         reason = RefundReason(raw: InlineString())
@@ -415,9 +407,7 @@ extension PaymentFailed: FastCodable {
     static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, type: type, optional: [.schemaVersion])
 
     /// Every member at its placeholder or default.
-    public static var unread: PaymentFailed { PaymentFailed(unread: ()) }
-
-    @inline(__always) init(unread: Void) {
+    @inline(__always) public init(unread: Void) {
         envelope = .unread
         amount = .unread
         failure = .unread

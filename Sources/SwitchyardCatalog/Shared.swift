@@ -120,10 +120,8 @@ public struct Card: Codable, Sendable, Hashable {
 extension Money: FastCodable {
     static let fields = FieldTable(CodingKeys.self)
 
-    /// Every member at its placeholder.
-    public static var unread: Money { Money(unread: ()) }
-
-    @inline(__always) init(unread: Void) {
+    /// Every member at its placeholder or default.
+    @inline(__always) public init(unread: Void) {
         value = 0
     }
 
@@ -151,10 +149,8 @@ extension Money: FastCodable {
 extension Merchant: FastCodable {
     static let fields = FieldTable(CodingKeys.self, optional: [.country])
 
-    /// Every member at its placeholder.
-    public static var unread: Merchant { Merchant(unread: ()) }
-
-    @inline(__always) init(unread: Void) {}
+    /// Every member at its placeholder or default.
+    @inline(__always) public init(unread: Void) {}
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         var members = try cursor.beginObject(Self.fields)
@@ -185,10 +181,8 @@ extension Merchant: FastCodable {
 extension Card: FastCodable {
     static let fields = FieldTable(CodingKeys.self)
 
-    /// Every member at its placeholder.
-    public static var unread: Card { Card(unread: ()) }
-
-    @inline(__always) init(unread: Void) {
+    /// Every member at its placeholder or default.
+    @inline(__always) public init(unread: Void) {
         expMonth = 0
         expYear = 0
     }

@@ -18,9 +18,10 @@ public struct FastPathBail: Error, Sendable {
 ///   for anything else (a failure, an unusual spelling) it throws ``FastPathBail`` and the general
 ///   decoder decides. `FastPathTests` and the `fuzz-decode` invariants hold the two paths equal.
 public protocol FastCodable {
-    /// A value with every member at a placeholder or its default: what a reader starts from. The members
-    /// a record must have are required by the type's ``FieldTable``, so a placeholder never survives.
-    static var unread: Self { get }
+    /// A value with every member at a placeholder or its default: what a reader starts from (``unread``).
+    /// The members a record must have are required by the type's ``FieldTable``, so a placeholder never
+    /// survives a read.
+    init(unread: Void)
     /// Reads the value at the cursor (for an object: from `{` to `}`) into this value, in place: a model
     /// reads its nested models where they are, with no copy.
     mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail)
@@ -29,6 +30,9 @@ public protocol FastCodable {
 }
 
 extension FastCodable {
+    /// The placeholder a reader starts from (``init(unread:)``), made in place.
+    @inlinable @inline(__always) public static var unread: Self { Self(unread: ()) }
+
     /// Reads a value at the cursor.
     ///
     /// - Important: a local `var` that is read into and returned moves out; an initializer that delegates
