@@ -142,21 +142,16 @@ public struct CanonicalWriter: ~Copyable {
 
     /// UTF-8 text, quoted, with minimal escaping.
     @inlinable @inline(__always) mutating func quoted(_ utf8: UnsafeBufferPointer<UInt8>) {
-        if !JSONString.needsEscaping(utf8) {
-            quotedAsIs(utf8)
-        } else {
-            reserve(utf8.count &* 6 &+ 2)
-            count &+= JSONString.writeQuoted(utf8, to: base + count)
+        guard JSONString.needsEscaping(utf8) else {
+            reserve(utf8.count &+ 2)
+            base[count] = UInt8(ascii: "\"")
+            if let source = utf8.baseAddress { sy_copy(base + count + 1, source, utf8.count) }
+            base[count &+ utf8.count &+ 1] = UInt8(ascii: "\"")
+            count &+= utf8.count &+ 2
+            return
         }
-    }
-
-    /// UTF-8 text that needs no escaping, quoted.
-    @inlinable @inline(__always) mutating func quotedAsIs(_ utf8: UnsafeBufferPointer<UInt8>) {
-        reserve(utf8.count &+ 2)
-        base[count] = UInt8(ascii: "\"")
-        if let source = utf8.baseAddress { sy_copy(base + count + 1, source, utf8.count) }
-        base[count &+ utf8.count &+ 1] = UInt8(ascii: "\"")
-        count &+= utf8.count &+ 2
+        reserve(utf8.count &* 6 &+ 2)
+        count &+= JSONString.writeQuoted(utf8, to: base + count)
     }
 
     @inlinable public mutating func strings(_ values: [String]) {
@@ -175,7 +170,8 @@ public struct CanonicalWriter: ~Copyable {
 
     /// A timestamp, as it was written (RFC 3339 text needs no escaping).
     @inlinable public mutating func timestamp(_ value: Timestamp) {
-        value.withText { quotedAsIs($0) }
+        // Its text is an inline string, marked plain when parsed: written as five words.
+        string(value.storage)
     }
 
     /// Bytes that already are a JSON value (an unknown event's record).
