@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -12,6 +12,10 @@ let package = Package(
         .library(name: "SwitchyardKafka", targets: ["SwitchyardKafka"]),
         .library(name: "SwitchyardMetrics", targets: ["SwitchyardMetrics"]),
         .library(name: "SwitchyardHTTP", targets: ["SwitchyardHTTP"]),
+        .library(name: "SwitchyardCLI", targets: ["SwitchyardCLI"]),
+        .executable(name: "switchyard-codegen", targets: ["switchyard-codegen"]),
+        .plugin(name: "SwitchyardCodegen", targets: ["SwitchyardCodegen"]),
+        .plugin(name: "GenerateCatalogs", targets: ["GenerateCatalogs"]),
     ],
     targets: [
         // MARK: - C libraries from Debian packages
@@ -36,15 +40,32 @@ let package = Package(
         .target(name: "SwitchyardJSON", dependencies: ["CJSONScan"]),
         /// SSE2 byte scanning for the JSON fast path (header-only C, inlined into Swift).
         .target(name: "CJSONScan"),
-        /// The shipped event catalogs (payments, feeds).
-        .target(name: "SwitchyardCatalog", dependencies: ["SwitchyardJSON"]),
+        /// The shipped event catalogs (payments, feeds), generated from Schemas/ and checked in
+        /// (`swift package --allow-writing-to-package-directory generate-catalogs --target SwitchyardCatalog`).
+        .target(name: "SwitchyardCatalog", dependencies: ["SwitchyardJSON"], exclude: ["switchyard-codegen.json"]),
+
+        // MARK: - Code generation from JSON Schema
+        /// Schema reader and Swift emitter (no dependencies: the plugins build it for the host).
+        .target(name: "SwitchyardCodegenCore"),
+        .executableTarget(name: "switchyard-codegen", dependencies: ["SwitchyardCodegenCore"]),
+        /// Build-tool plugin: generates a target's catalogs from its `switchyard-codegen.json` on every build.
+        .plugin(name: "SwitchyardCodegen", capability: .buildTool(), dependencies: ["switchyard-codegen"]),
+        /// Command plugin: writes the same files into the package, for checked-in generated code.
+        .plugin(
+            name: "GenerateCatalogs",
+            capability: .command(
+                intent: .custom(verb: "generate-catalogs", description: "Generate Swift catalogs from JSON Schemas into the target's Generated/ folder"),
+                permissions: [.writeToPackageDirectory(reason: "writes the generated catalog sources into the target")]
+            ),
+            dependencies: ["switchyard-codegen"]
+        ),
         /// The Kafka client on librdkafka (consumer, producer, embedded mock broker); every C call is in RDKafka/.
         .target(name: "SwitchyardKafka", dependencies: ["CRdKafka"]),
         /// The pipeline: decoding a record under a topic policy, replay.
         .target(name: "Switchyard", dependencies: ["SwitchyardJSON", "SwitchyardCatalog", "SwitchyardKafka", "SwitchyardMetrics", "SwitchyardHTTP", "CZlib"]),
         /// Subcommands; the executable only calls into it.
         .target(name: "SwitchyardCLI", dependencies: ["Switchyard", "SwitchyardKafka", "SwitchyardHTTP"]),
-        .executableTarget(name: "switchyard", dependencies: ["SwitchyardCLI"]),
+        .executableTarget(name: "switchyard", dependencies: ["SwitchyardCLI", "SwitchyardCatalog"]),
         /// An example of the library API: handlers per event type on the worker's runtime.
         .executableTarget(name: "payments-ledger", dependencies: ["Switchyard"], path: "Examples/PaymentsLedger"),
         /// Benchmarks (run with -c release by `make bench`).
@@ -87,6 +108,8 @@ let package = Package(
         /// The worker end to end on the embedded broker: policies, dead letters, halts, faults.
         .testTarget(name: "IntegrationTests", dependencies: ["Switchyard", "SwitchyardTestSupport"]),
         .testTarget(name: "SwitchyardMetricsTests", dependencies: ["SwitchyardMetrics"]),
+        /// The generator: one test per keyword and per error, determinism, the checked-in catalogs up to date.
+        .testTarget(name: "CodegenTests", dependencies: ["SwitchyardCodegenCore"]),
         /// Fuzz invariants on the seed corpus, adversarial inputs, label caps and redaction (issue 8).
         .testTarget(name: "HardeningTests", dependencies: ["SwitchyardFuzz", "SwitchyardTestSupport"]),
         .testTarget(name: "SwitchyardHTTPTests", dependencies: ["SwitchyardHTTP", "SwitchyardMetrics", "SwitchyardTestSupport"]),

@@ -25,7 +25,7 @@ guard let path = arguments.first else {
 }
 let configuration: WorkerConfiguration
 do {
-    configuration = try WorkerConfiguration.load(path: path)
+    configuration = try WorkerConfiguration.load(path: path, catalogs: CatalogRegistry(Catalog.shipped))
 } catch {
     FileHandle.standardError.write(Data("\(path): \(error)\n".utf8))
     exit(78)

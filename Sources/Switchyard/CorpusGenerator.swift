@@ -1,3 +1,13 @@
+/// The catalogs this package ships, for which ``CorpusGenerator`` writes sample streams.
+public enum ShippedCatalog: String, Sendable, CaseIterable {
+    case payments, feeds
+
+    /// The catalog itself.
+    public var catalog: Catalog { self == .payments ? .payments : .feeds }
+    /// Its default policy.
+    public var defaultPolicy: TopicPolicy { catalog.defaultPolicy }
+}
+
 /// Generates realistic, deterministic event streams for the demo and the benchmarks: a seeded mix of
 /// current, legacy (v1), future (unknown fields and enum values), unknown-type and malformed records.
 public struct CorpusGenerator: Sendable {
@@ -16,13 +26,13 @@ public struct CorpusGenerator: Sendable {
     }
 
     /// The next record of `catalog`: its bytes, its shape and a key (the payment or post id).
-    public mutating func next(_ catalog: CatalogName) -> (value: [UInt8], shape: Shape, key: String) {
+    public mutating func next(_ catalog: ShippedCatalog) -> (value: [UInt8], shape: Shape, key: String) {
         let shape = pickShape()
         return (record(catalog, shape: shape).utf8Array, shape, lastKey)
     }
 
     /// A record of a given shape.
-    public mutating func next(_ catalog: CatalogName, shape: Shape) -> (value: [UInt8], key: String) {
+    public mutating func next(_ catalog: ShippedCatalog, shape: Shape) -> (value: [UInt8], key: String) {
         (record(catalog, shape: shape).utf8Array, lastKey)
     }
 
@@ -39,7 +49,7 @@ public struct CorpusGenerator: Sendable {
 
     // MARK: - Records
 
-    mutating func record(_ catalog: CatalogName, shape: Shape) -> String {
+    mutating func record(_ catalog: ShippedCatalog, shape: Shape) -> String {
         sequence += 1
         switch catalog {
         case .payments: return payment(shape)

@@ -1,16 +1,18 @@
 /// Where replayed records come from and how they are judged.
 public struct ReplayOptions: Sendable {
     /// The catalog and policy for every record; nil to take each record's topic from the dump.
-    public var topic: (name: String, catalog: CatalogName, policy: TopicPolicy)?
+    public var topic: (name: String, catalog: Catalog, policy: TopicPolicy)?
     /// Topic name → catalog and policy, for dumps that name their topics (from a worker config).
-    public var topics: [String: (catalog: CatalogName, policy: TopicPolicy)] = [:]
+    public var topics: [String: (catalog: Catalog, policy: TopicPolicy)] = [:]
+    /// The catalogs of this binary: a dump's topic that names one (and no entry of ``topics``) uses it.
+    public var catalogs = CatalogRegistry([Catalog]())
     /// Check the encoding rules on every decoded record.
     public var roundTrip = false
     /// Largest record value decoded; a larger one is `dataCorrupted` "record larger than N bytes", as
     /// in the worker (its config's `maxRecordBytes`). Default: the reader's 64 MiB.
     public var maxRecordBytes = JSONReader.Options().maxBytes
 
-    public init(topic: (name: String, catalog: CatalogName, policy: TopicPolicy)? = nil) {
+    public init(topic: (name: String, catalog: Catalog, policy: TopicPolicy)? = nil) {
         self.topic = topic
     }
 }
@@ -195,9 +197,9 @@ public struct Replayer {
             return Self.judge(record, topic: topic.name, policy: topic.policy, codec: &forced!, roundTrip: options.roundTrip)
         }
         let topic: String
-        let catalog: CatalogName
+        let catalog: Catalog
         let policy: TopicPolicy
-        if let name = record.topic, let entry = options.topics[name] ?? CatalogName(rawValue: name).map({ ($0, $0.defaultPolicy) }) {
+        if let name = record.topic, let entry = options.topics[name] ?? options.catalogs[name].map({ ($0, $0.defaultPolicy) }) {
             (topic, catalog, policy) = (name, entry.catalog, entry.policy)
         } else {
             throw NoCatalog(topic: record.topic)

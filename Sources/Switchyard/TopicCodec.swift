@@ -1,81 +1,18 @@
 @_exported import SwitchyardCatalog
 @_exported import SwitchyardJSON
 
-/// How a topic treats records it cannot take (PRODUCT.md, "Per-topic policy").
-public enum TopicPolicy: String, Sendable, Codable, CaseIterable {
-    /// Fail closed: an unknown type is a failure; a failure halts the partition.
-    case strict
-    /// Degrade: unknown types flow on; failures are dead-lettered and consumption goes on.
-    case lenient
-}
-
-/// The shipped catalogs, by name.
-public enum CatalogName: String, Sendable, Codable, CaseIterable {
-    case payments
-    case feeds
-
-    /// The policy a topic of this catalog gets unless configured otherwise.
-    public var defaultPolicy: TopicPolicy {
-        switch self {
-        case .payments: .strict
-        case .feeds: .lenient
-        }
-    }
-}
-
-/// What happened to one record.
-public enum RecordOutcome: Sendable, Equatable {
-    /// A known event.
-    case decoded(type: String)
-    /// An unrecognised tag on a lenient topic.
-    case unknown(type: String)
-    /// A failure (including `unknownType` on a strict topic).
-    case failed(DecodeFailure)
-    /// A null record value.
-    case tombstone
-
-    /// `decoded`, `unknown`, `failed` or `tombstone`, as in `--records`.
-    public var name: String {
-        switch self {
-        case .decoded: "decoded"
-        case .unknown: "unknown"
-        case .failed: "failed"
-        case .tombstone: "tombstone"
-        }
-    }
-
-    /// The tag, when it was readable.
-    public var type: String? {
-        switch self {
-        case .decoded(let type), .unknown(let type): type
-        case .failed(let failure): failure.type
-        case .tombstone: nil
-        }
-    }
-}
-
-/// One record decoded under a topic's catalog and policy.
-public struct DecodedRecord: Sendable {
-    /// The outcome.
-    public var outcome: RecordOutcome
-    /// Unknown fields kept (a newer producer's members), for the metrics.
-    public var unknownFields: Int
-    /// The event, for `decoded` and `unknown` outcomes.
-    public var event: (any EventCatalog)?
-}
-
 /// Decodes and re-encodes records of one topic. Holds reusable buffers: one per thread.
 public struct TopicCodec {
     /// The catalog.
-    public let catalog: CatalogName
+    public let catalog: Catalog
     /// The policy.
     public let policy: TopicPolicy
-    private var decoder: CatalogDecoders
+    private let decoder: RecordDecoder
 
-    public init(catalog: CatalogName, policy: TopicPolicy, readerOptions: JSONReader.Options = .init(rejectDuplicateKeys: true)) {
+    public init(catalog: Catalog, policy: TopicPolicy, readerOptions: JSONReader.Options = .init(rejectDuplicateKeys: true)) {
         self.catalog = catalog
         self.policy = policy
-        decoder = CatalogDecoders(catalog: catalog, readerOptions: readerOptions)
+        decoder = catalog.makeRecordDecoder(readerOptions: readerOptions)
     }
 
     /// Decodes a record value; nil is a tombstone.
@@ -83,7 +20,7 @@ public struct TopicCodec {
         guard let value else { return DecodedRecord(outcome: .tombstone, unknownFields: 0, event: nil) }
         var record = decoder.decode(value)
         if case .unknown(let type) = record.outcome, policy == .strict {
-            record = DecodedRecord(outcome: .failed(.unknownType(type, catalog: catalog.rawValue)), unknownFields: 0, event: nil)
+            record = DecodedRecord(outcome: .failed(.unknownType(type, catalog: catalog.name)), unknownFields: 0, event: nil)
         }
         return record
     }
@@ -125,41 +62,6 @@ public struct TopicCodec {
             return second == first ? nil : "encoding is not stable: a second round trip changed the bytes"
         } catch {
             return "second encoding failed: \(error)"
-        }
-    }
-}
-
-/// The decoder of each shipped catalog, held as its concrete type so that the whole decode path is
-/// specialized for the catalog (no generic metadata lookups per record).
-struct CatalogDecoders {
-    var payments: EventDecoder<PaymentEvent>?
-    var feeds: EventDecoder<FeedEvent>?
-
-    init(catalog: CatalogName, readerOptions: JSONReader.Options) {
-        switch catalog {
-        case .payments: payments = EventDecoder(readerOptions: readerOptions)
-        case .feeds: feeds = EventDecoder(readerOptions: readerOptions)
-        }
-    }
-
-    mutating func decode(_ value: UnsafeRawBufferPointer) -> DecodedRecord {
-        if payments != nil {
-            let (outcome, unknownFields) = payments!.decode(value)
-            return Self.record(outcome, unknownFields, knownType: payments!.lastKnownType)
-        }
-        let (outcome, unknownFields) = feeds!.decode(value)
-        return Self.record(outcome, unknownFields, knownType: feeds!.lastKnownType)
-    }
-
-    /// The outcome as a record; consumed, so that the event moves into the record without a copy.
-    @inline(__always) static func record<Catalog>(_ outcome: consuming DecodeOutcome<Catalog>, _ unknownFields: Int, knownType: String?) -> DecodedRecord {
-        switch consume outcome {
-        case .decoded(let event):
-            return DecodedRecord(outcome: .decoded(type: knownType ?? event.type), unknownFields: unknownFields, event: event)
-        case .unknown(let event, let type):
-            return DecodedRecord(outcome: .unknown(type: type), unknownFields: 0, event: event)
-        case .failed(let failure):
-            return DecodedRecord(outcome: .failed(failure), unknownFields: 0, event: nil)
         }
     }
 }

@@ -129,7 +129,7 @@ public struct WorkerStatus: Sendable {
             var t = JSONObject()
             let topic = configuration.topics[name]!
             t.set("topic", name)
-            t.set("catalog", topic.catalog.rawValue)
+            t.set("catalog", topic.catalog.name)
             t.set("policy", topic.policy.rawValue)
             t.set("onFailure", topic.onFailure.rawValue)
             t.set("deadLetterTopic", topic.deadLetterTopic)

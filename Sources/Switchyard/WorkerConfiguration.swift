@@ -60,7 +60,7 @@ public struct TopicConfiguration: Sendable, Equatable {
         case passthrough
     }
 
-    public var catalog: CatalogName
+    public var catalog: Catalog
     public var policy: TopicPolicy
     /// Default: halt for strict topics, deadLetter for lenient ones.
     public var onFailure: OnFailure
@@ -72,7 +72,7 @@ public struct TopicConfiguration: Sendable, Equatable {
     public var republishMode: RepublishMode
 
     public init(
-        catalog: CatalogName, policy: TopicPolicy? = nil, onFailure: OnFailure? = nil, deadLetterTopic: String,
+        catalog: Catalog, policy: TopicPolicy? = nil, onFailure: OnFailure? = nil, deadLetterTopic: String,
         republishTo: String? = nil, republishMode: RepublishMode = .canonical
     ) {
         self.catalog = catalog
@@ -118,18 +118,24 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
 
 extension WorkerConfiguration {
     /// Loads a configuration file, applies environment overrides and resolves secret references.
-    public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> WorkerConfiguration {
+    ///
+    /// - Parameter catalogs: the catalogs this binary was built with; `topics.<t>.catalog` names one of them.
+    public static func load(path: String, catalogs: CatalogRegistry, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(ConfigurationError) -> WorkerConfiguration
+    {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw ConfigurationError(path: "", reason: "cannot read \(path): \(error.localizedDescription)")
         }
-        return try parse([UInt8](data), environment: environment)
+        return try parse([UInt8](data), catalogs: catalogs, environment: environment)
     }
 
     /// Parses configuration JSON, applies environment overrides and resolves secret references.
-    public static func parse(_ bytes: [UInt8], environment: [String: String] = [:]) throws(ConfigurationError) -> WorkerConfiguration {
+    public static func parse(_ bytes: [UInt8], catalogs: CatalogRegistry, environment: [String: String] = [:]) throws(ConfigurationError)
+        -> WorkerConfiguration
+    {
         var file: ConfigFile
         do {
             file = try SwitchyardJSONDecoder().decode(ConfigFile.self, from: bytes)
@@ -153,8 +159,11 @@ extension WorkerConfiguration {
         }
         var topics: [String: TopicConfiguration] = [:]
         for (name, topic) in file.topics {
+            guard let catalog = catalogs[topic.catalog] else {
+                throw ConfigurationError(path: "topics.\(name).catalog", reason: catalogs.unknownNameReason(topic.catalog))
+            }
             topics[name] = TopicConfiguration(
-                catalog: topic.catalog, policy: topic.policy, onFailure: topic.onFailure,
+                catalog: catalog, policy: topic.policy, onFailure: topic.onFailure,
                 deadLetterTopic: topic.deadLetterTopic ?? "\(name).dlq", republishTo: topic.republishTo,
                 republishMode: topic.republishMode ?? .canonical)
             if topic.deadLetterTopic == name || topic.republishTo == name {
@@ -227,7 +236,7 @@ struct ConfigFile: Decodable {
     }
 
     struct Topic: Decodable {
-        var catalog: CatalogName
+        var catalog: String
         var policy: TopicPolicy?
         var onFailure: TopicConfiguration.OnFailure?
         var deadLetterTopic: String?
@@ -241,7 +250,7 @@ struct ConfigFile: Decodable {
         init(from decoder: any Decoder) throws {
             try rejectUnknownKeys(decoder, CodingKeys.self)
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            catalog = try choice(c, .catalog)
+            catalog = try c.decode(String.self, forKey: .catalog)
             policy = try c.contains(.policy) ? choice(c, .policy) : nil
             onFailure = try c.contains(.onFailure) ? choice(c, .onFailure) : nil
             deadLetterTopic = try c.decodeIfPresent(String.self, forKey: .deadLetterTopic)

@@ -37,7 +37,7 @@ struct ConsumeCommand: Command {
     func run() async throws -> ExitCode {
         let configuration: WorkerConfiguration
         do {
-            configuration = try WorkerConfiguration.load(path: configPath)
+            configuration = try WorkerConfiguration.load(path: configPath, catalogs: SwitchyardCommand.catalogs)
         } catch {
             throw CommandError(.config, "\(configPath): \(error)")
         }

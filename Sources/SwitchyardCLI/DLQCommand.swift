@@ -163,7 +163,7 @@ struct DLQCommand: Command {
         var brokers = self.brokers
         if let configPath {
             do {
-                let config = try WorkerConfiguration.load(path: configPath)
+                let config = try WorkerConfiguration.load(path: configPath, catalogs: SwitchyardCommand.catalogs)
                 properties = config.kafka
                 brokers = brokers ?? config.brokers
             } catch {

@@ -74,7 +74,7 @@ struct ReleaseCommand: Command {
         if let configPath {
             let config: WorkerConfiguration
             do {
-                config = try WorkerConfiguration.load(path: configPath)
+                config = try WorkerConfiguration.load(path: configPath, catalogs: SwitchyardCommand.catalogs)
             } catch {
                 throw CommandError(.config, "\(configPath): \(error)")
             }

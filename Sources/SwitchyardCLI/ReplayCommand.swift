@@ -6,8 +6,9 @@ import SwitchyardKafka
 struct ReplayCommand: Command {
     static let name = "replay"
     static let abstract = "Decode captured topic dumps offline: would this build decode that traffic?"
-    static let usage = """
-        USAGE: switchyard replay [--topic NAME [--policy strict|lenient] | --config FILE]
+    static var usage: String {
+        """
+        USAGE: switchyard replay [--topic NAME] [--catalog NAME] [--policy strict|lenient] | [--config FILE]
                                  [--format auto|ndjson|kcat] [--json | --records | --emit] [--roundtrip]
                                  [--republish [--brokers LIST] [--to TOPIC] [--rate N/s]] [FILE…]
 
@@ -16,9 +17,11 @@ struct ReplayCommand: Command {
         recognised by its magic bytes (files and standard input). Streams: memory stays constant.
 
         OPTIONS:
-          --topic NAME      Catalog and policy for every record: payments (strict) or feeds (lenient).
-                            Without it, kcat envelopes name their topic.
-          --policy P        Override the topic's policy: strict or lenient.
+          --catalog NAME    Decode every record with this catalog, under its default policy. This
+                            binary's catalogs: \(catalogList).
+          --topic NAME      The topic the records come from; without --catalog, the catalog of the
+                            same name. Without either, kcat envelopes name their topic.
+          --policy P        Override the catalog's policy: strict or lenient.
           --config FILE     The worker's config: topic name → catalog, policy, republish target and
                             maxRecordBytes (larger records fail as the worker fails them), for
                             dumps whose envelopes name the worker's topics.
@@ -45,11 +48,18 @@ struct ReplayCommand: Command {
           65 unreadable input (named with file and line; corrupt or truncated gzip too);
           69 --republish could not reach the brokers or a delivery failed; 78 bad --config.
         """
+    }
+
+    /// `payments (strict), feeds (lenient)`.
+    static var catalogList: String {
+        SwitchyardCommand.catalogs.catalogs.map { "\($0.name) (\($0.defaultPolicy.rawValue))" }.joined(separator: ", ")
+    }
 
     enum Mode { case summary, json, records, emit }
 
     var files: [String]
     var topic: String?
+    var catalogName: String?
     var policy: TopicPolicy?
     var format: DumpFormat
     var mode: Mode
@@ -63,6 +73,7 @@ struct ReplayCommand: Command {
 
     init(arguments: inout Arguments) throws {
         topic = try arguments.option("--topic")
+        catalogName = try arguments.option("--catalog")
         configPath = try arguments.option("--config")
         republish = arguments.flag("--republish")
         brokers = try arguments.option("--brokers")
@@ -88,11 +99,15 @@ struct ReplayCommand: Command {
     }
 
     func validate() throws {
-        if let topic, CatalogName(rawValue: topic) == nil {
-            throw CommandError.usage("--topic must name a catalog (\(CatalogName.allCases.map(\.rawValue).joined(separator: ", "))), not '\(topic)'")
+        let catalogs = SwitchyardCommand.catalogs
+        if let catalogName, catalogs[catalogName] == nil {
+            throw CommandError.usage("--catalog: \(catalogs.unknownNameReason(catalogName))")
         }
-        if policy != nil && topic == nil { throw CommandError.usage("--policy needs --topic") }
-        if topic != nil && configPath != nil { throw CommandError.usage("--topic and --config are exclusive") }
+        if let topic, catalogName == nil, configPath == nil, catalogs[topic] == nil {
+            throw CommandError.usage("--topic \(topic) names no catalog: add --catalog NAME (\(catalogs.unknownNameReason(topic)))")
+        }
+        if policy != nil && topic == nil && catalogName == nil { throw CommandError.usage("--policy needs --topic or --catalog") }
+        if (topic != nil || catalogName != nil) && configPath != nil { throw CommandError.usage("--topic/--catalog and --config are exclusive") }
         if !republish && (brokers != nil || republishTo != nil || rate != nil) {
             throw CommandError.usage("--brokers, --to and --rate need --republish")
         }
@@ -106,14 +121,16 @@ struct ReplayCommand: Command {
 
     func run() async throws -> ExitCode {
         var options = ReplayOptions()
-        if let topic, let catalog = CatalogName(rawValue: topic) {
-            options.topic = (topic, catalog, policy ?? catalog.defaultPolicy)
+        options.catalogs = SwitchyardCommand.catalogs
+        // --catalog names the catalog; --topic the topic, and the catalog of the same name without --catalog.
+        if let catalog = SwitchyardCommand.catalogs[catalogName ?? topic ?? ""] {
+            options.topic = (topic ?? catalog.name, catalog, policy ?? catalog.defaultPolicy)
         }
         options.roundTrip = roundTrip
         var config: WorkerConfiguration?
         if let configPath {
             do {
-                config = try WorkerConfiguration.load(path: configPath)
+                config = try WorkerConfiguration.load(path: configPath, catalogs: SwitchyardCommand.catalogs)
             } catch {
                 throw CommandError(.config, "\(configPath): \(error)")
             }

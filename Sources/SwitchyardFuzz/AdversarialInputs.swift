@@ -7,7 +7,7 @@ public struct AdversarialInput: Sendable {
     /// What it is, for the table.
     public var summary: String
     /// The catalog it is replayed under.
-    public var catalog: CatalogName
+    public var catalog: ShippedCatalog
     /// The record value.
     public var bytes: [UInt8]
     /// The expected outcome: `decoded`, `unknown` or `failed`.
@@ -43,7 +43,7 @@ public enum AdversarialInputs {
     public static func all(scale: Double = 1) -> [AdversarialInput] {
         func n(_ full: Int) -> Int { max(1, Int(Double(full) * scale)) }
         var inputs: [AdversarialInput] = []
-        func add(_ name: String, _ summary: String, _ catalog: CatalogName, _ bytes: [UInt8], _ outcome: String,
+        func add(_ name: String, _ summary: String, _ catalog: ShippedCatalog, _ bytes: [UInt8], _ outcome: String,
                  _ kind: FailureKind? = nil, _ path: String? = nil, _ prefix: String? = nil, max: Int? = nil) {
             inputs.append(AdversarialInput(name: name, summary: summary, catalog: catalog, bytes: bytes, outcome: outcome,
                                            kind: kind, path: path, messagePrefix: prefix, maxRecordBytes: max))

@@ -32,10 +32,10 @@ public struct DecodeInvariants {
 
     public init(maxBytes: Int = 64 << 20) {
         let options = JSONReader.Options(maxBytes: maxBytes, rejectDuplicateKeys: true)
-        codecs = CatalogName.allCases.map { catalog in
+        codecs = ShippedCatalog.allCases.map { catalog in
             (catalog.rawValue,
-             TopicCodec(catalog: catalog, policy: .strict, readerOptions: options),
-             TopicCodec(catalog: catalog, policy: .lenient, readerOptions: options))
+             TopicCodec(catalog: catalog.catalog, policy: .strict, readerOptions: options),
+             TopicCodec(catalog: catalog.catalog, policy: .lenient, readerOptions: options))
         }
     }
 

@@ -47,6 +47,10 @@ public protocol EventCatalog: Codable, Sendable {
     /// Writes the canonical encoding with ``CanonicalWriter``; returns false when the catalog has no
     /// fast path, and ``CanonicalJSONEncoder`` writes it instead. Default: false.
     func writeCanonical(to writer: inout CanonicalWriter) -> Bool
+    /// The policy a topic of this catalog gets unless its configuration names one. Default: strict.
+    static var defaultPolicy: TopicPolicy { get }
+    /// A record decoder for this catalog, specialized for it (see ``RecordDecoder``).
+    static func makeRecordDecoder(readerOptions: JSONReader.Options) -> RecordDecoder
 }
 
 /// One entry of ``EventCatalog/eventTypes``: a tag, how to decode its payload, how to wrap it.
@@ -192,7 +196,7 @@ public struct Envelope: Codable, Sendable, Hashable {
     @InlineString public var id: String
     /// When the event happened (RFC 3339, re-encoded as written).
     public var occurredAt: Timestamp = .unread
-    /// The producer's schema version. Default: 1 (records that predate versioning).
+    /// The producer's schema version, at least 1. Default: 1 (records that predate versioning).
     public var schemaVersion: Int = 1
 
     public init(id: String, occurredAt: Timestamp, schemaVersion: Int = 1) {
@@ -210,7 +214,7 @@ public struct Envelope: Codable, Sendable, Hashable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decodeIdentifier(forKey: .id)
         occurredAt = try c.decode(Timestamp.self, forKey: .occurredAt)
-        schemaVersion = try c.decodeIfPresent(Int.self, forKey: .schemaVersion) ?? 1
+        schemaVersion = try c.decodeIfPresent(Int.self, forKey: .schemaVersion, minimum: 1) ?? 1
     }
 
     /// Reads the envelope from the event's own container, whose keys include `id`, `occurredAt` and
@@ -218,7 +222,7 @@ public struct Envelope: Codable, Sendable, Hashable {
     public init<K: EnvelopeCodingKey>(from c: KeyedDecodingContainer<K>) throws {
         id = try c.decodeIdentifier(forKey: .id)
         occurredAt = try c.decode(Timestamp.self, forKey: .occurredAt)
-        schemaVersion = try c.decodeIfPresent(Int.self, forKey: .schemaVersion) ?? 1
+        schemaVersion = try c.decodeIfPresent(Int.self, forKey: .schemaVersion, minimum: 1) ?? 1
     }
 
     /// Writes the envelope into the event's own container.

@@ -153,20 +153,52 @@ public struct InlineString: Sendable, Hashable, Comparable, CustomStringConverti
     }
 }
 
-/// ``InlineString`` for an optional member: `@OptionalInlineString public var country: String?`.
+/// ``InlineString`` for an optional member: `@OptionalInlineString public var country: String?`. Like
+/// ``Nullable``, it keeps an explicit `null` apart from an absent member.
 @propertyWrapper
 public struct OptionalInlineString: Sendable, Hashable {
-    /// The storage itself (`$country`): the text without making a `String`, or nil.
-    public var projectedValue: InlineString?
+    /// The text without making a `String`, or nil when absent or `null`.
+    public var value: InlineString?
+    /// Whether the member was (or is to be written as) an explicit `null`.
+    public var isNull: Bool
 
-    /// No text.
-    @inlinable public init() { projectedValue = nil }
+    /// Absent.
+    @inlinable public init() {
+        value = nil
+        isNull = false
+    }
 
-    @inlinable public init(wrappedValue: String?) { projectedValue = wrappedValue.map { InlineString($0) } }
+    /// A text.
+    @inlinable public init(_ value: InlineString) {
+        self.value = value
+        isNull = false
+    }
 
-    /// The text as a `String` (made on each read), or nil.
+    @inlinable public init(wrappedValue: String?) {
+        value = wrappedValue.map { InlineString($0) }
+        isNull = false
+    }
+
+    /// An explicit `null`.
+    @inlinable public static var null: Self {
+        var member = Self()
+        member.isNull = true
+        return member
+    }
+
+    /// The text as a `String` (made on each read), or nil. Assigning nil makes the member absent unless it
+    /// was `null`.
     @inlinable public var wrappedValue: String? {
-        get { projectedValue?.string }
-        set { projectedValue = newValue.map { InlineString($0) } }
+        get { value?.string }
+        set {
+            value = newValue.map { InlineString($0) }
+            if newValue != nil { isNull = false }
+        }
+    }
+
+    /// The member itself: `$country.value`, `$country.isNull`.
+    @inlinable public var projectedValue: Self {
+        get { self }
+        set { self = newValue }
     }
 }

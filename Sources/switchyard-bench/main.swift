@@ -45,7 +45,7 @@ struct Corpus {
 
 func writeCorpus(directory: String, count: Int, replayCount: Int) throws {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    for catalog in [CatalogName.payments, .feeds] {
+    for catalog in [ShippedCatalog.payments, .feeds] {
         var generator = CorpusGenerator(seed: corpusSeed)
         var small: [UInt8] = []
         var large: [UInt8] = []
@@ -72,8 +72,8 @@ func writeCorpus(directory: String, count: Int, replayCount: Int) throws {
 /// One pass over the corpus; returns a count that depends on the work (so it cannot be dropped).
 typealias Pass = (Corpus) -> Int
 
-func switchyardDecode(_ catalog: CatalogName) -> Pass {
-    let template = TopicCodec(catalog: catalog, policy: catalog.defaultPolicy)
+func switchyardDecode(_ catalog: ShippedCatalog) -> Pass {
+    let template = TopicCodec(catalog: catalog.catalog, policy: catalog.defaultPolicy)
     return { corpus in
         // A local codec (its buffers are shared with the template): a mutable variable captured by the
         // closure would cost an exclusivity check per record, which is the harness, not the decoder.
@@ -89,8 +89,8 @@ func switchyardDecode(_ catalog: CatalogName) -> Pass {
     }
 }
 
-func switchyardRoundTrip(_ catalog: CatalogName) -> Pass {
-    let template = TopicCodec(catalog: catalog, policy: catalog.defaultPolicy)
+func switchyardRoundTrip(_ catalog: ShippedCatalog) -> Pass {
+    let template = TopicCodec(catalog: catalog.catalog, policy: catalog.defaultPolicy)
     return { corpus in
         var codec = template  // as in switchyardDecode
         var written = 0
@@ -111,7 +111,7 @@ func switchyardRoundTrip(_ catalog: CatalogName) -> Pass {
     }
 }
 
-func foundationDecode(_ catalog: CatalogName) -> Pass {
+func foundationDecode(_ catalog: ShippedCatalog) -> Pass {
     func run<Catalog: EventCatalog>(_ type: Catalog.Type) -> Pass {
         let decoder = JSONDecoder()
         return { corpus in
@@ -136,7 +136,7 @@ func foundationDecode(_ catalog: CatalogName) -> Pass {
     }
 }
 
-func simdjsonParse(_ catalog: CatalogName) -> Pass {
+func simdjsonParse(_ catalog: ShippedCatalog) -> Pass {
     { corpus in
         var valid = 0
         var checksum = 0
@@ -147,7 +147,7 @@ func simdjsonParse(_ catalog: CatalogName) -> Pass {
     }
 }
 
-nonisolated(unsafe) let workloads: [(peer: String, workload: String, make: (CatalogName) -> Pass)] = [
+nonisolated(unsafe) let workloads: [(peer: String, workload: String, make: (ShippedCatalog) -> Pass)] = [
     ("switchyard", "decode", switchyardDecode),
     ("switchyard", "decode+encode", switchyardRoundTrip),
     ("foundation", "decode", foundationDecode),
@@ -173,7 +173,7 @@ func measure(_ pass: Pass, _ corpus: Corpus, reps: Int) -> (best: Double, median
 
 func run(directory: String, reps: Int, topics: [String], only: Set<String>?) throws {
     for topic in topics {
-        guard let catalog = CatalogName(rawValue: topic) else { throw CommandError("unknown topic \(topic)") }
+        guard let catalog = ShippedCatalog(rawValue: topic) else { throw CommandError("unknown topic \(topic)") }
         let corpus = try Corpus(path: "\(directory)/\(topic).ndjson")
         for w in workloads where only?.contains("\(w.peer) \(w.workload)") ?? true {
             let r = measure(w.make(catalog), corpus, reps: reps)
@@ -191,7 +191,7 @@ func run(directory: String, reps: Int, topics: [String], only: Set<String>?) thr
 }
 
 /// A quick probe on generated records in memory: for perf and callgrind (`probe 20000 "switchyard decode"`).
-func probe(count: Int, only: String?, catalog: CatalogName) throws {
+func probe(count: Int, only: String?, catalog: ShippedCatalog) throws {
     var generator = CorpusGenerator(seed: corpusSeed)
     var text: [UInt8] = []
     for _ in 0..<count {
@@ -226,7 +226,7 @@ do {
         try run(directory: arguments[1], reps: Int(arguments[2])!, topics: topics, only: only)
     case "probe":
         let count = arguments.count > 1 ? Int(arguments[1])! : 200_000
-        let catalog = CatalogName(rawValue: ProcessInfo.processInfo.environment["PROBE_TOPIC"] ?? "payments") ?? .payments
+        let catalog = ShippedCatalog(rawValue: ProcessInfo.processInfo.environment["PROBE_TOPIC"] ?? "payments") ?? .payments
         try probe(count: count, only: arguments.count > 2 ? arguments[2] : nil, catalog: catalog)
     default:
         FileHandle.standardError.write(Data("usage: switchyard-bench corpus DIR COUNT [REPLAY_COUNT] | run DIR REPS [TOPICS] [WORKLOADS] | probe [COUNT] [WORKLOAD]\n".utf8))

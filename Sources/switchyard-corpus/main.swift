@@ -17,7 +17,7 @@ func fail(_ message: String) -> Never {
     exit(64)
 }
 
-var catalog = CatalogName.feeds
+var catalog = ShippedCatalog.feeds
 var count = 1000
 var seed: UInt64 = 42
 var kcat = false
@@ -31,7 +31,7 @@ while !arguments.isEmpty {
     }
     switch name {
     case "--catalog":
-        guard let c = CatalogName(rawValue: value()) else { fail("--catalog must be payments or feeds") }
+        guard let c = ShippedCatalog(rawValue: value()) else { fail("--catalog must be payments or feeds") }
         catalog = c
     case "--count":
         guard let n = Int(value()), n >= 0 else { fail("--count needs a non-negative integer") }

@@ -1,5 +1,6 @@
-import Foundation
 import SwitchyardCLI
+import SwitchyardCatalog
 
-let code = await Root.main(Array(CommandLine.arguments.dropFirst()))
-exit(code)
+// The shipped `switchyard`: the command line over the catalogs this package ships. A team's binary
+// makes the same call with its own catalogs.
+await SwitchyardCommand.main(catalogs: [PaymentEvent.self, FeedEvent.self])

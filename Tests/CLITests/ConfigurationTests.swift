@@ -9,7 +9,7 @@ import Testing
 
     static func parse(_ json: String, environment: [String: String] = [:]) -> Result<WorkerConfiguration, ConfigurationError> {
         do {
-            return .success(try WorkerConfiguration.parse(Array(json.utf8), environment: environment))
+            return .success(try WorkerConfiguration.parse(Array(json.utf8), catalogs: CatalogRegistry(Catalog.shipped), environment: environment))
         } catch {
             return .failure(error)
         }
@@ -27,7 +27,7 @@ import Testing
         #expect(files.count >= 3)
         let environment = ["KAFKA_USERNAME": "svc-switchyard", "KAFKA_PASSWORD": "s3cret"]
         for file in files {
-            let config = try WorkerConfiguration.load(path: Self.examples.appendingPathComponent(file).path, environment: environment)
+            let config = try WorkerConfiguration.load(path: Self.examples.appendingPathComponent(file).path, catalogs: CatalogRegistry(Catalog.shipped), environment: environment)
             #expect(!config.topics.isEmpty, "\(file)")
             #expect(config.topics["payments"]?.policy == .strict, "\(file)")
             #expect(config.topics["payments"]?.onFailure == .halt, "\(file)")
@@ -38,7 +38,7 @@ import Testing
     static let minimal = #"{"brokers":"k:9092","groupId":"g","topics":{"payments":{"catalog":"payments"}}}"#
 
     @Test func defaultsAreDocumented() throws {
-        let config = try WorkerConfiguration.parse(Array(Self.minimal.utf8))
+        let config = try WorkerConfiguration.parse(Array(Self.minimal.utf8), catalogs: CatalogRegistry(Catalog.shipped))
         let payments = try #require(config.topics["payments"])
         #expect(payments.policy == .strict && payments.onFailure == .halt && payments.deadLetterTopic == "payments.dlq")
         #expect(payments.republishTo == nil && payments.republishMode == .canonical)
@@ -73,7 +73,7 @@ import Testing
         try "from-file\n".write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         let json = #"{"brokers":"k","groupId":"g","topics":{"a":{"catalog":"feeds"}},"kafka":{"sasl.password":"${PW}","ssl.key.password":"${file:\#(file.path)}","client.rack":"r1"}}"#
-        let config = try WorkerConfiguration.parse(Array(json.utf8), environment: ["PW": "hunter2"])
+        let config = try WorkerConfiguration.parse(Array(json.utf8), catalogs: CatalogRegistry(Catalog.shipped), environment: ["PW": "hunter2"])
         #expect(config.kafka == ["sasl.password": "hunter2", "ssl.key.password": "from-file", "client.rack": "r1"])
         let missing = Self.parse(json, environment: [:])
         guard case .failure(let error) = missing else { Issue.record("accepted without PW"); return }
@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func environmentOverridesBrokersAndGroup() throws {
-        let config = try WorkerConfiguration.parse(Array(Self.minimal.utf8), environment: ["SWITCHYARD_BROKERS": "a:1,b:2", "SWITCHYARD_GROUP_ID": "blue"])
+        let config = try WorkerConfiguration.parse(Array(Self.minimal.utf8), catalogs: CatalogRegistry(Catalog.shipped), environment: ["SWITCHYARD_BROKERS": "a:1,b:2", "SWITCHYARD_GROUP_ID": "blue"])
         #expect(config.brokers == "a:1,b:2" && config.groupId == "blue")
     }
 }

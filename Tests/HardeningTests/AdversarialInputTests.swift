@@ -14,7 +14,7 @@ struct AdversarialInputTests {
     func classified(_ name: String) throws {
         let input = try #require(Self.inputs.first { $0.name == name })
         var codec = TopicCodec(
-            catalog: input.catalog, policy: .lenient,
+            catalog: input.catalog.catalog, policy: .lenient,
             readerOptions: JSONReader.Options(maxBytes: input.maxRecordBytes ?? JSONReader.Options().maxBytes, rejectDuplicateKeys: true))
         let start = ContinuousClock.now
         let decoded = codec.decode(input.bytes)

@@ -39,7 +39,7 @@ struct SecurityTests {
              "kafka":{"sasl.username":"svc-switchyard","sasl.password":"${SWITCHYARD_SASL_PASSWORD}","sasl.mechanisms":"PLAIN",
                       "debug":"conf,generic","heartbeat.interval.ms":"500","session.timeout.ms":"6000","auto.commit.interval.ms":"500"}}
             """#
-        let config = try WorkerConfiguration.parse(Array(file.utf8), environment: ["SWITCHYARD_SASL_PASSWORD": Self.secret])
+        let config = try WorkerConfiguration.parse(Array(file.utf8), catalogs: CatalogRegistry(Catalog.shipped), environment: ["SWITCHYARD_SASL_PASSWORD": Self.secret])
         #expect(config.kafka["sasl.password"] == Self.secret, "resolved from the environment")
 
         // Payload values in every shape: decoded, unknown field, failed (type mismatch, invalid JSON).

@@ -4,10 +4,10 @@ import Testing
 
 /// The generated corpus (demo and benchmarks) is what it says: each shape decodes as that shape.
 @Suite struct CorpusGeneratorTests {
-    @Test(arguments: CatalogName.allCases)
-    func shapesDecodeAsIntended(catalog: CatalogName) {
+    @Test(arguments: ShippedCatalog.allCases)
+    func shapesDecodeAsIntended(catalog: ShippedCatalog) {
         var generator = CorpusGenerator(seed: 42)
-        var codec = TopicCodec(catalog: catalog, policy: catalog.defaultPolicy)
+        var codec = TopicCodec(catalog: catalog.catalog, policy: catalog.defaultPolicy)
         var seen: [CorpusGenerator.Shape: Int] = [:]
         for _ in 0..<5_000 {
             let (value, shape, key) = generator.next(catalog)

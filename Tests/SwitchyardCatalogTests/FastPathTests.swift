@@ -42,8 +42,8 @@ import SwitchyardTestSupport
     }
 
     /// The bench corpus: every record that is not malformed takes the fast path.
-    @Test(arguments: CatalogName.allCases)
-    func corpus(_ catalog: CatalogName) {
+    @Test(arguments: ShippedCatalog.allCases)
+    func corpus(_ catalog: ShippedCatalog) {
         var generator = CorpusGenerator(seed: 6)
         var tally = Tally()
         for n in 0..<5_000 {

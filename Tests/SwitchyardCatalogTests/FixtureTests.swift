@@ -24,7 +24,7 @@ import SwitchyardTestSupport
     }
 
     static func codec(_ topic: String) -> TopicCodec {
-        let catalog = CatalogName(rawValue: topic)!
+        let catalog = CatalogRegistry(Catalog.shipped)[topic]!
         return TopicCodec(catalog: catalog, policy: catalog.defaultPolicy)
     }
 
@@ -75,7 +75,7 @@ import SwitchyardTestSupport
             let event = try #require(codec.decode(input).event)
             #expect(try TopicCodec.canonicalBytes(of: event) == input)
             // The same record on a strict topic is an unknownType failure at the root.
-            var strict = TopicCodec(catalog: CatalogName(rawValue: expected.topic)!, policy: .strict)
+            var strict = TopicCodec(catalog: CatalogRegistry(Catalog.shipped)[expected.topic]!, policy: .strict)
             #expect(strict.decode(input).outcome == .failed(.unknownType(expected.type!, catalog: expected.topic)))
         }
     }

@@ -39,7 +39,7 @@ import Testing
                 let schema = try Self.schema(catalog.name, type)
                 let properties = Set((schema["properties"] as? [String: Any] ?? [:]).keys).union(["id", "occurredAt", "schemaVersion"])
                 let fixture = FixtureTests.fixtures.appendingPathComponent("\(type.replacingOccurrences(of: ".", with: "-"))-v2.json")
-                var codec = TopicCodec(catalog: CatalogName(rawValue: catalog.name)!, policy: .strict)
+                var codec = TopicCodec(catalog: CatalogRegistry(Catalog.shipped)[catalog.name]!, policy: .strict)
                 let event = try #require(codec.decode([UInt8](try Data(contentsOf: fixture))).event)
                 let encoded = try JSONSerialization.jsonObject(with: Data(TopicCodec.canonicalBytes(of: event))) as? [String: Any]
                 #expect(Set(encoded?.keys ?? [:].keys) == properties, "\(type)")
@@ -59,7 +59,7 @@ import Testing
                 for key in object.keys where key != "type" {
                     var reduced = object
                     reduced.removeValue(forKey: key)
-                    var codec = TopicCodec(catalog: CatalogName(rawValue: catalog.name)!, policy: .strict)
+                    var codec = TopicCodec(catalog: CatalogRegistry(Catalog.shipped)[catalog.name]!, policy: .strict)
                     let outcome = codec.decode([UInt8](try JSONSerialization.data(withJSONObject: reduced))).outcome
                     if required.contains(key) {
                         #expect(outcome == .failed(DecodeFailure(kind: .keyNotFound, path: key, type: type, message: "Missing required key '\(key)'.")), "\(type) without \(key)")

@@ -80,7 +80,7 @@ import Testing
         model.id = String(repeating: "z", count: 64)
         model.note = "hello"
         #expect(model.id == String(repeating: "z", count: 64))
-        #expect(model.$note == InlineString("hello"))
+        #expect(model.$note.value == InlineString("hello"))
         #expect(model == Model(id: String(repeating: "z", count: 64), note: "hello"))
     }
 }
