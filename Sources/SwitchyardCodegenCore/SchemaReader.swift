@@ -362,7 +362,10 @@ public struct SchemaReader {
         let (type, defaultValue) = try field(schema, at: location, nameHint: parent + Naming.upperCamel(Naming.words(jsonName)))
         let presence: Presence
         if let defaultValue {
-            guard !required else { throw location.error("a required member cannot have a 'default' (a default applies when it is absent)") }
+            guard !required else {
+                if jsonName == "id" { throw location.error("the identity 'id' is never defaulted (PRODUCT.md): remove its 'default'") }
+                throw location.error("a required member cannot have a 'default' (a default applies when it is absent)")
+            }
             presence = .defaulted(try literal(defaultValue, for: type, at: location.appending("default")))
         } else {
             presence = required ? .required : .optional

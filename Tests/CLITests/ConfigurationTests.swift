@@ -58,7 +58,7 @@ import Testing
 
     @Test func badValuesNameTheirPath() {
         #expect(Self.error(#"{"brokers":"k","groupId":"g","topics":{"feeds":{"catalog":"feedz"}}}"#)
-            == "topics.feeds.catalog: must be one of payments, feeds, not 'feedz'")
+            == "topics.feeds.catalog: unknown catalog 'feedz'; did you mean 'feeds'? (this binary has: payments, feeds)")
         #expect(Self.error(#"{"brokers":"k","groupId":"g","topics":{"feeds":{"catalog":"feeds","policy":"loose"}}}"#)
             == "topics.feeds.policy: must be one of strict, lenient, not 'loose'")
         #expect(Self.error(#"{"groupId":"g","topics":{}}"#) == "brokers: Missing required key 'brokers'.")

@@ -125,7 +125,10 @@ import SwitchyardTestSupport
         let help = try CLI.run(["replay", "--help"])
         #expect(help.exitCode == 0 && help.stdout.contains("USAGE: switchyard replay"))
         let usage = try CLI.run(["replay", "--topic", "nope", "x.ndjson"])
-        #expect(usage.exitCode == 64 && usage.stderr.contains("--topic must name a catalog"))
+        #expect(usage.exitCode == 64 && usage.stderr.contains("--topic nope names no catalog: add --catalog NAME"))
+        // A misspelt catalog: exit 64 with the nearest name of this binary's catalogs.
+        let misspelt = try CLI.run(["replay", "--catalog", "paymnts", "x.ndjson"])
+        #expect(misspelt.exitCode == 64 && misspelt.stderr.contains("unknown catalog 'paymnts'; did you mean 'payments'?"))
         let exclusive = try CLI.run(["replay", "--json", "--records", "x"])
         #expect(exclusive.exitCode == 64)
         let unknownOption = try CLI.run(["replay", "--bogus"])

@@ -1,0 +1,290 @@
+import Testing
+
+@testable import SwitchyardCodegenCore
+
+/// A catalog in memory: `catalog.json` lists the events; `common.json` has the envelope.
+struct SchemaSet {
+    var files: [String: String]
+    var policy = "strict"
+
+    static let common = #"""
+        {"$defs": {
+          "Envelope": {"type": "object", "required": ["type", "id", "occurredAt"], "properties": {
+            "type": {"type": "string"},
+            "id": {"type": "string", "minLength": 1},
+            "occurredAt": {"type": "string", "format": "date-time"},
+            "schemaVersion": {"type": "integer", "minimum": 1, "default": 1}}},
+          "Money": {"type": "object", "required": ["value", "currency"], "properties": {
+            "value": {"type": "integer", "format": "int64"}, "currency": {"type": "string"}}}
+        }}
+        """#
+
+    /// One event `order.placed` whose own properties are `properties` (JSON text) and required list `required`.
+    static func event(_ properties: String, required: [String] = [], extra: String = "") -> SchemaSet {
+        let requiredList = (["type", "id", "occurredAt"] + required).map { "\"\($0)\"" }.joined(separator: ", ")
+        return SchemaSet(files: [
+            "catalog.json": #"{"oneOf": [{"properties": {"type": {"const": "order.placed"}}, "$ref": "events/placed.json"}]}"#,
+            "common.json": common,
+            "events/placed.json": #"{"$ref": "../common.json#/$defs/Envelope", "type": "object", "required": [\#(requiredList)], "properties": {"type": {"const": "order.placed"}\#(properties.isEmpty ? "" : ", " + properties)}\#(extra)}"#,
+        ])
+    }
+
+    func generate() throws -> String {
+        let config = try CodegenConfiguration.parse(Array(#"{"catalogs": [{"name": "orders", "schema": "catalog.json", "swiftName": "OrderEvent", "policy": "\#(policy)"}]}"#.utf8))
+        let sources = files
+        let generated = try Generator(configuration: config) { path in sources[path].map { Array($0.utf8) } }.generate()
+        return generated[0].contents
+    }
+
+    /// The generation error, or a test failure when there is none.
+    func error() -> CodegenError? {
+        do {
+            _ = try generate()
+            Issue.record("expected a generation error")
+            return nil
+        } catch let error as CodegenError {
+            return error
+        } catch {
+            Issue.record("unexpected error \(error)")
+            return nil
+        }
+    }
+}
+
+@Suite struct GeneratorKeywordTests {
+    @Test func propertiesAndRequiredGiveMembersInDeclarationOrder() throws {
+        let source = try SchemaSet.event(#""b": {"type": "string"}, "a": {"type": "string"}"#, required: ["b", "a"]).generate()
+        let b = try #require(source.range(of: "@InlineString public var b: String"))
+        let a = try #require(source.range(of: "@InlineString public var a: String"))
+        #expect(b.lowerBound < a.lowerBound)
+        #expect(source.contains("enum CodingKeys: String, EnvelopeCodingKey, CaseIterable { case id, occurredAt, schemaVersion, b, a }"))
+        #expect(source.contains("public init(envelope: Envelope, b: String, a: String)"))
+    }
+
+    @Test func integerFormatsAndRange() throws {
+        let source = try SchemaSet.event(
+            #""n": {"type": "integer"}, "big": {"type": "integer", "format": "int64"}, "small": {"type": "integer", "format": "int32"}, "month": {"type": "integer", "minimum": 1, "maximum": 12}"#,
+            required: ["n", "big", "small", "month"]
+        ).generate()
+        #expect(source.contains("public var n: Int\n"))
+        #expect(source.contains("public var big: Int64\n"))
+        #expect(source.contains("public var small: Int32\n"))
+        #expect(source.contains("month = try c.decode(Int.self, forKey: .month, minimum: 1, maximum: 12)"))
+        #expect(source.contains("case .month: month = try cursor.integer(Int.self, minimum: 1, maximum: 12)"))
+        #expect(source.contains("case .small: small = try cursor.integer(Int32.self)"))
+    }
+
+    @Test func numberAndBoolean() throws {
+        let source = try SchemaSet.event(#""price": {"type": "number"}, "gift": {"type": "boolean", "default": false}"#, required: ["price"]).generate()
+        #expect(source.contains("public var price: Double\n"))
+        #expect(source.contains("gift = try c.decodeIfPresent(Bool.self, forKey: .gift) ?? false"))
+        #expect(source.contains("case .gift: gift = try cursor.null() ? false : try cursor.bool()"))
+        #expect(source.contains("writer.double(price)"))
+    }
+
+    @Test func defaultsApplyWhenAbsentOrNullAndAreWrittenOut() throws {
+        let source = try SchemaSet.event(#""installments": {"type": "integer", "minimum": 1, "default": 1}"#).generate()
+        #expect(source.contains("installments = try c.decodeIfPresent(Int.self, forKey: .installments, minimum: 1) ?? 1"))
+        #expect(source.contains("case .installments: installments = try cursor.null() ? 1 : try cursor.integer(Int.self, minimum: 1)"))
+        #expect(source.contains("installments: Int = 1"))
+        #expect(source.contains("try c.encode(installments, forKey: .installments)"))
+        #expect(source.contains("optional: [.schemaVersion, .installments]"))
+    }
+
+    @Test func optionalMembersKeepNullApartFromAbsent() throws {
+        let source = try SchemaSet.event(#""note": {"type": "string"}, "total": {"$ref": "../common.json#/$defs/Money"}"#).generate()
+        #expect(source.contains("@OptionalInlineString public var note: String?"))
+        #expect(source.contains("@Nullable public var total: Money?"))
+        #expect(source.contains("_total = try c.decodeNullable(Money.self, forKey: .total)"))
+        #expect(source.contains("try c.encode(nullable: _total, forKey: .total)"))
+        #expect(source.contains("case .total: _total = try cursor.null() ? .null : Nullable(try Money.read(from: &cursor))"))
+        #expect(source.contains("} else if _total.isNull {"))
+    }
+
+    @Test func arraysOfScalarsAndObjects() throws {
+        let source = try SchemaSet.event(
+            #""tags": {"type": "array", "items": {"type": "string"}, "default": []}, "items": {"type": "array", "items": {"type": "object", "required": ["sku"], "properties": {"sku": {"type": "string"}}}}"#,
+            required: ["items"]
+        ).generate()
+        #expect(source.contains("public var tags: [String]\n"))
+        #expect(source.contains("public var items: [OrderPlacedItem]\n"))
+        #expect(source.contains("public struct OrderPlacedItem: Codable, Sendable, Hashable"))
+        #expect(source.contains("case .items: items = try cursor.array { (cursor: inout JSONCursor) throws(FastPathBail) in try OrderPlacedItem.read(from: &cursor) }"))
+        #expect(source.contains("writer.array(items) { writer, element in writer.value(element) }"))
+    }
+
+    @Test func refToDefinitionIsOneTypePerDefinition() throws {
+        let source = try SchemaSet.event(
+            #""total": {"$ref": "../common.json#/$defs/Money"}, "tax": {"$ref": "../common.json#/$defs/Money", "description": "Tax."}"#,
+            required: ["total", "tax"]
+        ).generate()
+        #expect(source.components(separatedBy: "public struct Money:").count == 2)
+        #expect(source.contains("/// Tax.\n    public var tax: Money"))
+        #expect(source.contains("- Remark: Generated from `common.json#/$defs/Money`."))
+    }
+
+    @Test func enumAndOpenEnumIdiomKeepTheRawValue() throws {
+        let source = try SchemaSet.event(
+            #""channel": {"enum": ["web", "in_store"], "default": "web"}, "reason": {"anyOf": [{"enum": ["a-b"]}, {"type": "string"}]}"#,
+            required: ["reason"]
+        ).generate()
+        #expect(source.contains("public struct OrderPlacedChannel: OpenEnum"))
+        #expect(source.contains("case inStore = \"in_store\""))
+        #expect(source.contains("public struct OrderPlacedReason: OpenEnum"))
+        #expect(source.contains("case aB = \"a-b\""))
+        #expect(source.contains("static let channelDefault = OrderPlacedChannel(rawValue: \"web\")"))
+        #expect(source.contains("case .reason: reason = OrderPlacedReason(raw: try cursor.inlineString())"))
+    }
+
+    @Test func dateTimeIsATimestamp() throws {
+        let source = try SchemaSet.event(#""shippedAt": {"type": "string", "format": "date-time"}"#).generate()
+        #expect(source.contains("@Nullable public var shippedAt: Timestamp?"))
+        #expect(source.contains("Nullable(try cursor.timestamp())"))
+    }
+
+    @Test func minLengthOneIsANonEmptyIdentifier() throws {
+        let source = try SchemaSet.event(#""orderId": {"type": "string", "minLength": 1}"#, required: ["orderId"]).generate()
+        #expect(source.contains("orderId = try c.decodeIdentifier(forKey: .orderId)"))
+        #expect(source.contains("case .orderId: _orderId = try cursor.inlineIdentifier()"))
+    }
+
+    @Test func descriptionBecomesDocComments() throws {
+        let source = try SchemaSet.event(#""a": {"type": "string", "description": "The A."}"#, extra: #", "description": "An order was placed.""#).generate()
+        #expect(source.contains("/// An order was placed."))
+        #expect(source.contains("    /// The A.\n    @OptionalInlineString public var a: String?"))
+    }
+
+    @Test func swiftNameRenamesMembersAndTypes() throws {
+        let source = try SchemaSet.event(
+            #""order-total": {"$ref": "../common.json#/$defs/Money", "x-swift-name": "total"}, "addr": {"type": "object", "x-swift-name": "Address", "properties": {"zip": {"type": "string"}}}"#,
+            required: ["order-total"]
+        ).generate()
+        #expect(source.contains("public var total: Money"))
+        #expect(source.contains("case total = \"order-total\""))
+        #expect(source.contains("public struct Address: Codable"))
+    }
+
+    @Test func swiftTypeUsesAHandWrittenType() throws {
+        let source = try SchemaSet.event(#""geo": {"x-swift-type": "GeoPoint"}"#, required: ["geo"]).generate()
+        #expect(source.contains("public var geo: GeoPoint\n"))
+        #expect(source.contains("try geo.read(&cursor)") || source.contains("geo = try GeoPoint.read(from: &cursor)"))
+    }
+
+    @Test func handWrittenEventInAGeneratedCatalog() throws {
+        var set = SchemaSet.event("")
+        set.files["catalog.json"] = #"{"oneOf": [{"properties": {"type": {"const": "order.placed"}}, "$ref": "events/placed.json"}, {"properties": {"type": {"const": "order.audited"}}, "x-swift-type": "OrderAudited"}]}"#
+        let source = try set.generate()
+        #expect(source.contains("case audited(OrderAudited)"))
+        #expect(source.contains("EventType(OrderAudited.self, OrderEvent.audited),"))
+    }
+
+    @Test func catalogEnumListsEachEventOnceWithUnknown() throws {
+        let source = try SchemaSet.event("").generate()
+        #expect(source.contains("public indirect enum OrderEvent: EventCatalog, Hashable {\n    case placed(OrderPlaced)\n    case unknown(type: String, raw: RawJSON)\n}"))
+        #expect(source.contains("public static let defaultPolicy = TopicPolicy.strict"))
+        #expect(source.contains("RecordDecoder(EventDecoder<OrderEvent>(readerOptions: readerOptions))"))
+    }
+
+    @Test func lenientCatalogMayListAnUnknownEventsBranch() throws {
+        var set = SchemaSet.event("")
+        set.policy = "lenient"
+        set.files["catalog.json"] = ##"{"oneOf": [{"properties": {"type": {"const": "order.placed"}}, "$ref": "events/placed.json"}, {"$ref": "#/$defs/U"}], "$defs": {"U": {"type": "object", "properties": {"type": {"type": "string", "not": {"enum": ["order.placed"]}}}}}}"##
+        #expect(try set.generate().contains("TopicPolicy.lenient"))
+        set.policy = "strict"
+        #expect(set.error()?.message.contains("policy is strict") == true)
+    }
+
+    @Test func outputIsDeterministicAndNamesItsSource() throws {
+        let set = SchemaSet.event(#""items": {"type": "array", "items": {"type": "object", "properties": {"sku": {"type": "string"}}}}, "channel": {"enum": ["web"]}"#)
+        let first = try set.generate()
+        for _ in 0..<5 { #expect(try set.generate() == first) }
+        #expect(first.hasPrefix("// DO NOT EDIT.\n// swift-format-ignore-file\n//\n// Generated by switchyard-codegen \(Generator.version) from catalog.json"))
+        #expect(first.contains("// MARK: - Code below here is support for the Switchyard runtime"))
+    }
+
+    @Test func configurationDefaultsAndOutputNames() throws {
+        let config = try CodegenConfiguration.parse(Array(#"{"catalogs": [{"name": "shipments", "schema": "s.json"}, {"name": "returns", "schema": "r.json", "swiftName": "ReturnEvent", "policy": "lenient"}]}"#.utf8))
+        #expect(config.catalogs[0].swiftName == "ShipmentsEvent")
+        #expect(config.catalogs[0].policy == .strict)
+        #expect(config.outputFileNames == ["ShipmentsEvent.swift", "ReturnEvent.swift", "SwitchyardDefinitions.swift"])
+    }
+}
+
+@Suite struct GeneratorErrorTests {
+    @Test func unsupportedKeywordNamesFilePointerAndKeyword() {
+        let error = SchemaSet.event(#""items": {"type": "array", "items": {"type": "object", "properties": {}, "patternProperties": {}}}"#).error()
+        #expect(error?.description == "events/placed.json:#/properties/items/items: unsupported keyword 'patternProperties'")
+    }
+
+    @Test func refThatDoesNotResolve() {
+        #expect(SchemaSet.event(#""a": {"$ref": "../missing.json"}"#).error()?.message == "$ref target 'missing.json' does not exist")
+        let error = SchemaSet.event(#""a": {"$ref": "../common.json#/$defs/Nope"}"#).error()
+        #expect(error?.pointer == "#/properties/a/$ref")
+        #expect(error?.message.contains("does not resolve") == true)
+    }
+
+    @Test func duplicateTags() {
+        var set = SchemaSet.event("")
+        set.files["catalog.json"] = #"{"oneOf": [{"properties": {"type": {"const": "order.placed"}}, "$ref": "events/placed.json"}, {"properties": {"type": {"const": "order.placed"}}, "$ref": "events/placed.json"}]}"#
+        let error = set.error()
+        #expect(error?.pointer == "#/oneOf/1/properties/type/const")
+        #expect(error?.message.hasPrefix("duplicate tag 'order.placed'") == true)
+    }
+
+    @Test func tagWithoutConst() {
+        var set = SchemaSet.event("")
+        set.files["catalog.json"] = #"{"oneOf": [{"properties": {"type": {"type": "string"}}, "$ref": "events/placed.json"}]}"#
+        #expect(set.error()?.message.hasPrefix("the tag has no 'const'") == true)
+    }
+
+    @Test func swiftKeywordName() throws {
+        let error = SchemaSet.event(#""class": {"type": "string"}"#).error()
+        #expect(error?.description == "events/placed.json:#/properties/class: the member name 'class' is a Swift keyword; set 'x-swift-name'")
+        #expect(try SchemaSet.event(#""class": {"type": "string", "x-swift-name": "category"}"#).generate().contains("case category = \"class\""))
+    }
+
+    @Test func closedObjectsAreRefused() {
+        let error = SchemaSet.event("", extra: #", "additionalProperties": false"#).error()
+        #expect(error?.pointer == "#/additionalProperties")
+    }
+
+    @Test func identityIsNeverDefaulted() {
+        var set = SchemaSet.event("")
+        set.files["common.json"] = SchemaSet.common.replacing(#""id": {"type": "string", "minLength": 1}"#, with: #""id": {"type": "string", "minLength": 1, "default": "x"}"#)
+        #expect(set.error()?.description == "common.json:#/$defs/Envelope/properties/id: the identity 'id' is never defaulted (PRODUCT.md): remove its 'default'")
+    }
+
+    @Test func requiredMemberWithDefault() {
+        #expect(SchemaSet.event(#""n": {"type": "integer", "default": 1}"#, required: ["n"]).error()?.message.contains("cannot have a 'default'") == true)
+    }
+
+    @Test func eventWithoutEnvelope() {
+        var set = SchemaSet.event("")
+        set.files["events/placed.json"] = #"{"type": "object", "properties": {"type": {"const": "order.placed"}}}"#
+        #expect(set.error()?.message.contains("envelope member 'id'") == true)
+    }
+
+    @Test func unionTypesAndOtherFormats() {
+        #expect(SchemaSet.event(#""a": {"type": ["string", "null"]}"#).error()?.message.contains("unsupported 'type' list") == true)
+        #expect(SchemaSet.event(#""a": {"type": "string", "format": "email"}"#).error()?.message == "unsupported format 'email' for a string")
+        #expect(SchemaSet.event(#""a": {"type": "string", "maxLength": 3}"#).error()?.message == "unsupported keyword 'maxLength'")
+    }
+
+    @Test func typeNameCollision() {
+        let error = SchemaSet.event(#""total": {"type": "object", "x-swift-name": "OrderPlaced", "properties": {"a": {"type": "string"}}}"#).error()
+        #expect(error?.message.contains("already used") == true)
+    }
+
+    @Test func invalidJSONNamesTheFileAndOffset() {
+        var set = SchemaSet.event("")
+        set.files["events/placed.json"] = "{\"a\": }"
+        let error = set.error()
+        #expect(error?.file == "events/placed.json")
+        #expect(error?.message.hasPrefix("invalid JSON at byte 6") == true)
+    }
+
+    @Test func configurationErrors() {
+        #expect(throws: CodegenError.self) { try CodegenConfiguration.parse(Array(#"{"catalogs": [{"name": "x", "schema": "s.json", "polcy": "strict"}]}"#.utf8)) }
+        #expect(throws: CodegenError.self) { try CodegenConfiguration.parse(Array(#"{"catalogs": [{"name": "x", "schema": "s.json", "policy": "loose"}]}"#.utf8)) }
+    }
+}
