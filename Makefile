@@ -22,6 +22,7 @@ test: build
 	$(SWIFT) test $(SWIFT_FLAGS) $(SWIFT_TEST_FLAGS)
 	scripts/contract-tests.sh
 	scripts/deploy-tests.sh
+	scripts/example-tests.sh
 
 ## make deploy-test: config schema, Dockerfile, Kubernetes manifests, alerts and dashboard, offline.
 deploy-test: deps
