@@ -115,6 +115,32 @@ import Testing
         #expect(compared > 300, "compared \(compared)")
         #expect(Set(kinds.keys) == [.keyNotFound, .valueNotFound, .typeMismatch, .dataCorrupted, .unknownType], "\(kinds)")
     }
+
+    /// The built binary, as a release engineer runs it: `orders-switchyard replay --catalog orders
+    /// --records` over the fixtures and all their mutations (one NDJSON line each) reports, per line,
+    /// the kind and path Foundation reports on the hand-written models.
+    @Test func replayBinaryAgreesWithFoundation() async throws {
+        var inputs: [[UInt8]] = []
+        for line in try fixtureLines() {
+            inputs.append(Array(line.utf8))
+            if case .decoded = Self.switchyard(Array(line.utf8)) { inputs += Mutation.all(of: line).map(\.bytes) }
+        }
+        let ndjson = inputs.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n") + "\n"
+        let result = try await ordersSwitchyard(["replay", "--catalog", "orders", "--records"], stdin: Data(ndjson.utf8), timeout: 120)
+        #expect(result.exitCode == 1, "\(result.stderr)")
+        let lines = result.stdoutLines
+        try #require(lines.count == inputs.count, "\(lines.count) lines for \(inputs.count) records; \(result.stderr)")
+        for (input, line) in zip(inputs, lines) {
+            let record = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let replayed: String = record["outcome"] as? String == "failed" ? "\(record["kind"] ?? "?") at '\(record["path"] ?? "?")'" : "\(record["outcome"] ?? "?")"
+            let expected: String
+            switch Self.foundation(input) {
+            case .decoded: expected = "decoded"
+            case .failed(let kind, let path): expected = "\(kind.rawValue) at '\(path)'"
+            }
+            #expect(replayed == expected, "\(String(decoding: input, as: UTF8.self))")
+        }
+    }
 }
 
 /// One change to a fixture record: a key dropped, a value made null, or a value of the wrong JSON type.
