@@ -7,6 +7,9 @@
 #
 #   CI=1                    warnings are errors (the generated code included), as for the main package
 #   EXAMPLE_INCREMENTAL=1   keep Examples/orders-service/.build (faster; not a clean build)
+#   EXAMPLE_OUTSIDE=1       then also copy the example to a temporary directory outside the repository,
+#                           point its dependency at this checkout's absolute path, and build and test it
+#                           there (what a team does; a second full build)
 #   SWIFT=path              the swift driver (default: swift)
 # Last line: `example: passed` or the failing step; exit non-zero on failure.
 set -euo pipefail
@@ -40,5 +43,15 @@ echo "example: swift test ${flags[*]:-}"
 if ! "$swift" test "${flags[@]}"; then
     echo "example: tests failed" >&2
     exit 1
+fi
+if [ -n "${EXAMPLE_OUTSIDE:-}" ]; then
+    root=$(cd ../.. && pwd)
+    outside=$(mktemp -d)
+    trap 'rm -f "$log"; rm -rf "$outside"' EXIT
+    tar --exclude=./.build -cf - . | tar -xf - -C "$outside"
+    sed -i "s|path: \"../..\"|path: \"$root\"|" "$outside/Package.swift"
+    grep -q "path: \"$root\"" "$outside/Package.swift" || { echo "example: could not repoint the dependency" >&2; exit 1; }
+    echo "example: outside the repository, in $outside"
+    (cd "$outside" && "$swift" build "${flags[@]}" && "$swift" test "${flags[@]}") || { echo "example: tests outside the repository failed" >&2; exit 1; }
 fi
 echo "example: passed"
