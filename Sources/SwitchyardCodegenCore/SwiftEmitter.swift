@@ -286,7 +286,7 @@ struct SwiftEmitter {
         switch type {
         case .string(let identifier): inline ? (identifier ? "try cursor.inlineIdentifier()" : "try cursor.inlineString()") : "try cursor.string()"
         case .integer(let t, let min, let max):
-            if min != nil || max != nil { "try cursor.integer(\(t).self\(range(type)))" } else { t == "Int" ? "try cursor.int()" : t == "Int64" ? "try cursor.int64()" : "try cursor.integer(\(t).self)" }
+            if t == "Int", let min { "try cursor.int(minimum: \(min)\(max.map { ", maximum: \($0)" } ?? ""))" } else if min != nil || max != nil { "try cursor.integer(\(t).self\(range(type)))" } else { t == "Int" ? "try cursor.int()" : t == "Int64" ? "try cursor.int64()" : "try cursor.integer(\(t).self)" }
         case .number: "try cursor.double()"
         case .boolean: "try cursor.bool()"
         case .timestamp: "try cursor.timestamp()"

@@ -262,7 +262,7 @@ extension Envelope {
         } else if key == .occurredAt {
             occurredAt = try cursor.timestamp()
         } else {
-            schemaVersion = try cursor.null() ? 1 : try cursor.integer(Int.self, minimum: 1)
+            schemaVersion = try cursor.null() ? 1 : try cursor.int(minimum: 1)
         }
     }
 }

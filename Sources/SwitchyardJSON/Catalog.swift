@@ -99,10 +99,17 @@ public final class RecordDecoder {
 
     /// A decoder running `decoder`, specialized for `Catalog` where this initializer is inlined.
     @inlinable public init<Catalog: EventCatalog>(_ decoder: EventDecoder<Catalog>) {
-        var decoder = decoder
-        body = { bytes in
-            let (outcome, unknownFields) = decoder.decode(bytes)
-            return RecordDecoder.record(outcome, unknownFields, knownType: decoder.lastKnownType)
+        // In a box whose member needs no dynamic exclusivity check: a captured `var` would pay one per
+        // record (~70 instructions). One decoder is used by one thread at a time (see the type's doc).
+        let box = Box(decoder)
+        body = { bytes in box.decoder.decodeRecord(bytes) }
+    }
+
+    @usableFromInline final class Box<Catalog: EventCatalog> {
+        @exclusivity(unchecked) @usableFromInline var decoder: EventDecoder<Catalog>
+
+        @inlinable init(_ decoder: EventDecoder<Catalog>) {
+            self.decoder = decoder
         }
     }
 
@@ -112,7 +119,7 @@ public final class RecordDecoder {
     }
 
     /// The outcome as a record; consumed, so that the event moves into the record without a copy.
-    @inlinable @inline(__always) static func record<C>(_ outcome: consuming DecodeOutcome<C>, _ unknownFields: Int, knownType: String?) -> DecodedRecord {
+    @inlinable @inline(__always) public static func record<C>(_ outcome: consuming DecodeOutcome<C>, _ unknownFields: Int, knownType: String?) -> DecodedRecord {
         switch consume outcome {
         case .decoded(let event):
             return DecodedRecord(outcome: .decoded(type: knownType ?? event.type), unknownFields: unknownFields, event: event)

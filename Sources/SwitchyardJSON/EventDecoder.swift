@@ -103,6 +103,21 @@ public struct EventDecoder<Catalog: EventCatalog> {
         return decodeGeneral(bytes)
     }
 
+    /// Decodes one record value into a ``DecodedRecord`` (what ``RecordDecoder`` runs): the fast path's
+    /// value moves straight into the record, with no ``DecodeOutcome`` in between.
+    @inlinable public mutating func decodeRecord(_ bytes: UnsafeRawBufferPointer) -> DecodedRecord {
+        _lastKnownType = nil
+        if usesFastPath, let fast = Catalog.decodeFast(bytes, options: decoder.readerOptions) {
+            guard let knownType = fast.knownType else {
+                return DecodedRecord(outcome: .unknown(type: fast.value.type), unknownFields: 0, event: fast.value)
+            }
+            _lastKnownType = knownType
+            return DecodedRecord(outcome: .decoded(type: knownType), unknownFields: fast.unknownFieldCount, event: fast.value)
+        }
+        let (outcome, unknownFields) = decodeGeneral(bytes)
+        return RecordDecoder.record(outcome, unknownFields, knownType: _lastKnownType)
+    }
+
     /// The general path: every record the fast path leaves, and every failure's diagnosis.
     @usableFromInline mutating func decodeGeneral(_ bytes: UnsafeRawBufferPointer) -> (outcome: DecodeOutcome<Catalog>, unknownFields: Int) {
         do {

@@ -148,6 +148,14 @@ extension JSONCursor {
         return value
     }
 
+    /// An `Int` within `minimum` and `maximum` (the common case of ``integer(_:minimum:maximum:)``, without
+    /// optionals to unwrap).
+    @inlinable @inline(__always) public mutating func int(minimum: Int, maximum: Int = .max) throws(FastPathBail) -> Int {
+        let value = Int(try int64())
+        guard value >= minimum && value <= maximum else { throw FastPathBail() }
+        return value
+    }
+
     /// `true` or `false`.
     @inlinable public mutating func bool() throws(FastPathBail) -> Bool {
         switch try peek() {

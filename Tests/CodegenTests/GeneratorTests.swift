@@ -70,7 +70,7 @@ struct SchemaSet {
         #expect(source.contains("public var big: Int64\n"))
         #expect(source.contains("public var small: Int32\n"))
         #expect(source.contains("month = try c.decode(Int.self, forKey: .month, minimum: 1, maximum: 12)"))
-        #expect(source.contains("case .month: month = try cursor.integer(Int.self, minimum: 1, maximum: 12)"))
+        #expect(source.contains("case .month: month = try cursor.int(minimum: 1, maximum: 12)"))
         #expect(source.contains("case .small: small = try cursor.integer(Int32.self)"))
     }
 
@@ -85,7 +85,7 @@ struct SchemaSet {
     @Test func defaultsApplyWhenAbsentOrNullAndAreWrittenOut() throws {
         let source = try SchemaSet.event(#""installments": {"type": "integer", "minimum": 1, "default": 1}"#).generate()
         #expect(source.contains("installments = try c.decodeIfPresent(Int.self, forKey: .installments, minimum: 1) ?? 1"))
-        #expect(source.contains("case .installments: installments = try cursor.null() ? 1 : try cursor.integer(Int.self, minimum: 1)"))
+        #expect(source.contains("case .installments: installments = try cursor.null() ? 1 : try cursor.int(minimum: 1)"))
         #expect(source.contains("installments: Int = 1"))
         #expect(source.contains("try c.encode(installments, forKey: .installments)"))
         #expect(source.contains("optional: [.schemaVersion, .installments]"))

@@ -192,7 +192,7 @@ extension PostCreated: FastCodable {
             case .text: _text = try cursor.inlineString()
             case .tags: tags = try cursor.null() ? [] : try cursor.strings()
             case .visibility: visibility = try cursor.null() ? Self.visibilityDefault : Visibility(raw: try cursor.inlineString())
-            case .mediaCount: mediaCount = try cursor.null() ? 0 : try cursor.integer(Int.self, minimum: 0)
+            case .mediaCount: mediaCount = try cursor.null() ? 0 : try cursor.int(minimum: 0)
             }
         }
         unknownFields = members.unknown

@@ -370,7 +370,7 @@ extension Card: FastCodable {
             switch key {
             case .brand: _brand = try cursor.inlineString()
             case .last4: _last4 = try cursor.inlineString()
-            case .expMonth: expMonth = try cursor.integer(Int.self, minimum: 1, maximum: 12)
+            case .expMonth: expMonth = try cursor.int(minimum: 1, maximum: 12)
             case .expYear: expYear = try cursor.int()
             }
         }
@@ -508,7 +508,7 @@ extension PaymentCaptured: FastCodable {
             case .paymentId: _paymentId = try cursor.inlineString()
             case .amount: try amount.read(&cursor)
             case .merchant: try merchant.read(&cursor)
-            case .installments: installments = try cursor.null() ? 1 : try cursor.integer(Int.self, minimum: 1)
+            case .installments: installments = try cursor.null() ? 1 : try cursor.int(minimum: 1)
             }
         }
         unknownFields = members.unknown
