@@ -64,21 +64,21 @@ let package = Package(
         /// The pipeline: decoding a record under a topic policy, replay.
         .target(name: "Switchyard", dependencies: ["SwitchyardJSON", "SwitchyardCatalog", "SwitchyardKafka", "SwitchyardMetrics", "SwitchyardHTTP", "CZlib"]),
         /// Subcommands; the executable only calls into it.
-        .target(name: "SwitchyardCLI", dependencies: ["Switchyard", "SwitchyardKafka", "SwitchyardHTTP"]),
+        .target(name: "SwitchyardCLI", dependencies: ["Switchyard", "SwitchyardKafka", "SwitchyardHTTP", "SwitchyardCatalog"]),
         .executableTarget(name: "switchyard", dependencies: ["SwitchyardCLI", "SwitchyardCatalog"]),
         /// An example of the library API: handlers per event type on the worker's runtime.
-        .executableTarget(name: "payments-ledger", dependencies: ["Switchyard"], path: "Examples/PaymentsLedger"),
+        .executableTarget(name: "payments-ledger", dependencies: ["Switchyard", "SwitchyardCatalog"], path: "Examples/PaymentsLedger"),
         /// Benchmarks (run with -c release by `make bench`).
-        .executableTarget(name: "switchyard-bench", dependencies: ["Switchyard", "CSimdjsonBench"]),
+        .executableTarget(name: "switchyard-bench", dependencies: ["Switchyard", "CSimdjsonBench", "SwitchyardCatalog"]),
         /// Writes N seeded corpus records (NDJSON or kcat -J envelopes), for scripts/replay-memory.sh.
-        .executableTarget(name: "switchyard-corpus", dependencies: ["Switchyard"]),
+        .executableTarget(name: "switchyard-corpus", dependencies: ["Switchyard", "SwitchyardCatalog"]),
         /// simdjson's DOM parser behind a C function: the benchmark's parse-only floor (not in any product).
         .target(
             name: "CSimdjsonBench",
             linkerSettings: [.linkedLibrary("simdjson")]
         ),
         /// Fuzz invariants, the Foundation differential and the adversarial-input generator (issue 8).
-        .target(name: "SwitchyardFuzz", dependencies: ["Switchyard"]),
+        .target(name: "SwitchyardFuzz", dependencies: ["Switchyard", "SwitchyardCatalog"]),
         /// libFuzzer targets: `make fuzz` builds them with -sanitize=fuzzer; a normal build replays files.
         .executableTarget(name: "fuzz-decode", dependencies: ["SwitchyardFuzz"]),
         .executableTarget(name: "fuzz-differential", dependencies: ["SwitchyardFuzz"]),
@@ -102,16 +102,16 @@ let package = Package(
             dependencies: ["SwitchyardCatalog", "Switchyard", "SwitchyardFuzz", "SwitchyardTestSupport"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "CLITests", dependencies: ["Switchyard", "SwitchyardTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["Switchyard", "SwitchyardTestSupport", "SwitchyardCatalog"]),
         /// Integration tests over TCP against the embedded broker (and kcat against `switchyard broker`).
         .testTarget(name: "SwitchyardKafkaTests", dependencies: ["SwitchyardKafka", "SwitchyardTestSupport"]),
         /// The worker end to end on the embedded broker: policies, dead letters, halts, faults.
-        .testTarget(name: "IntegrationTests", dependencies: ["Switchyard", "SwitchyardTestSupport"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["Switchyard", "SwitchyardTestSupport", "SwitchyardCatalog"]),
         .testTarget(name: "SwitchyardMetricsTests", dependencies: ["SwitchyardMetrics"]),
         /// The generator: one test per keyword and per error, determinism, the checked-in catalogs up to date.
         .testTarget(name: "CodegenTests", dependencies: ["SwitchyardCodegenCore"]),
         /// Fuzz invariants on the seed corpus, adversarial inputs, label caps and redaction (issue 8).
-        .testTarget(name: "HardeningTests", dependencies: ["SwitchyardFuzz", "SwitchyardTestSupport"]),
+        .testTarget(name: "HardeningTests", dependencies: ["SwitchyardFuzz", "SwitchyardTestSupport", "SwitchyardCatalog"]),
         .testTarget(name: "SwitchyardHTTPTests", dependencies: ["SwitchyardHTTP", "SwitchyardMetrics", "SwitchyardTestSupport"]),
     ],
     swiftLanguageModes: [.v6],

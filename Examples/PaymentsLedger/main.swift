@@ -4,6 +4,7 @@
 //   swift run payments-ledger config/examples/local.json
 import Foundation
 import Switchyard
+import SwitchyardCatalog
 import Synchronization
 
 /// Running totals per currency, in minor units. A real service would write to its database here:

@@ -1,4 +1,4 @@
-@_exported import SwitchyardCatalog
+import SwitchyardCatalog
 @_exported import SwitchyardJSON
 
 /// Decodes and re-encodes records of one topic. Holds reusable buffers: one per thread.

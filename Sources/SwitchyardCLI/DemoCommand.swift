@@ -1,5 +1,6 @@
 import Foundation
 import Switchyard
+import SwitchyardCatalog
 import SwitchyardKafka
 import SwitchyardHTTP
 
@@ -8,19 +9,28 @@ struct DemoCommand: Command {
     static let name = "demo"
     static let abstract = "Run the whole flow on an embedded broker and show what happened."
     static let usage = """
-        USAGE: switchyard demo [--metrics-port N] [--feeds N] [--payments N] [--stay | --exit]
+        USAGE: switchyard demo [--metrics-port N] [--feeds N] [--payments N] [--records CATALOG=FILE]…
+                               [--stay | --exit]
 
         Starts an embedded Kafka-protocol broker, produces a realistic mixed stream (current, legacy,
         future, unknown types, malformed) to `payments` (strict) and `feeds` (lenient), runs the worker
         on it, and prints what happened: events per type, unknown types, dead letters by kind and path,
         and the halted payments partition. Then tells you how to look at /metrics, /status and the DLQ.
 
+        A binary built with other catalogs (SwitchyardCommand.main(catalogs:)) has no built-in stream:
+        give each catalog's records with --records, and the demo produces them to a topic named after
+        the catalog (3 partitions, round robin), under the catalog's default policy.
+
         OPTIONS:
           --metrics-port N  Where /metrics, /status are served. Default: 9464 (0: any free port).
           --feeds N         Records produced to feeds. Default: 300.
           --payments N      Records produced to each of the 3 payments partitions. Default: 30.
+          --records C=FILE  NDJSON record values (one per line) for the catalog C; repeatable. Replaces
+                            the built-in stream.
           --stay            Keep the broker and worker up until Ctrl-C (default on a terminal).
           --exit            Stop after the summary (default when stdout is not a terminal).
+
+        EXIT CODES: 0 done; 64 usage; 65 a --records file cannot be read; 69 the embedded broker failed.
         """
 
     var metricsPort: Int
@@ -29,6 +39,8 @@ struct DemoCommand: Command {
     var feeds: Int
     var paymentsPerPartition: Int
     var stay: Bool
+    /// `--records CATALOG=FILE`, in the order given.
+    var recordFiles: [(catalog: String, file: String)]
 
     init(arguments: inout Arguments) throws {
         let port = try arguments.intOption("--metrics-port")
@@ -40,19 +52,89 @@ struct DemoCommand: Command {
         let exitFlag = arguments.flag("--exit")
         guard !(stayFlag && exitFlag) else { throw CommandError.usage("--stay and --exit are exclusive") }
         stay = stayFlag || (!exitFlag && isatty(1) == 1)
+        recordFiles = try arguments.options("--records").map { text in
+            guard let equals = text.firstIndex(of: "="), equals != text.startIndex, text.index(after: equals) != text.endIndex else {
+                throw CommandError.usage("--records takes CATALOG=FILE, not '\(text)'")
+            }
+            return (String(text[..<equals]), String(text[text.index(after: equals)...]))
+        }
         _ = try arguments.positionals()
     }
 
     func validate() throws {
         guard (0...65535).contains(metricsPort) else { throw CommandError.usage("--metrics-port must be 0…65535") }
         guard feeds >= 1, paymentsPerPartition >= 4 else { throw CommandError.usage("--feeds ≥ 1 and --payments ≥ 4") }
+        let catalogs = SwitchyardCommand.catalogs
+        for (name, _) in recordFiles where catalogs[name] == nil {
+            throw CommandError.usage("--records: \(catalogs.unknownNameReason(name))")
+        }
+        if recordFiles.isEmpty && (catalogs["payments"] == nil || catalogs["feeds"] == nil) {
+            let example = catalogs.names.first ?? "NAME"
+            throw CommandError.usage(
+                "this binary's catalogs (\(catalogs.names.joined(separator: ", "))) have no built-in sample stream: pass --records \(example)=FILE (NDJSON)")
+        }
     }
+
+    /// The built-in stream of the shipped catalogs, or the given records files.
+    var usesBuiltInStream: Bool { recordFiles.isEmpty }
 
     /// Where the malformed payments record goes: partition 1, two thirds in.
     var haltIndex: Int { paymentsPerPartition * 2 / 3 }
 
+    /// One demo topic: its catalog and the records to produce (partition nil: round robin).
+    struct DemoTopic {
+        var name: String
+        var catalog: Catalog
+        var records: [(partition: Int32, key: [UInt8]?, value: [UInt8])] = []
+        var republishTo: String?
+    }
+
+    /// What the demo produces: the shipped catalogs' generated stream, or the given files.
+    func plan() throws -> [DemoTopic] {
+        guard usesBuiltInStream else {
+            var topics: [DemoTopic] = []
+            for (name, file) in recordFiles {
+                guard let catalog = SwitchyardCommand.catalogs[name] else { continue }
+                guard let data = FileManager.default.contents(atPath: file) else {
+                    throw CommandError(.dataError, "--records \(name)=\(file): cannot read the file")
+                }
+                var topic = topics.first { $0.name == name } ?? DemoTopic(name: name, catalog: catalog)
+                topics.removeAll { $0.name == name }
+                for line in data.split(separator: UInt8(ascii: "\n")) where !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D }) {
+                    topic.records.append((Int32(topic.records.count % 3), nil, Array(line)))
+                }
+                topics.append(topic)
+            }
+            return topics
+        }
+        var generator = CorpusGenerator(seed: 2026)
+        generator.mix = [(.current, 80), (.legacy, 8), (.future, 6), (.unknownType, 3), (.malformed, 3)]
+        var feedsTopic = DemoTopic(name: "feeds", catalog: SwitchyardCommand.catalogs["feeds"]!)
+        for i in 0..<feeds {
+            let (value, _, key) = generator.next(.feeds)
+            feedsTopic.records.append((Int32(i % 3), Array(key.utf8), value))
+        }
+        // Payments: valid records in every partition, one malformed record in partition 1.
+        var payments = DemoTopic(name: "payments", catalog: SwitchyardCommand.catalogs["payments"]!, republishTo: "payments.canonical")
+        for partition in 0..<3 {
+            for i in 0..<paymentsPerPartition {
+                let shape: CorpusGenerator.Shape =
+                    partition == 1 && i == haltIndex ? .malformed : (i % 10 == 3 ? .legacy : i % 10 == 7 ? .future : .current)
+                let (value, key) = generator.next(.payments, shape: shape)
+                payments.records.append((Int32(partition), Array(key.utf8), value))
+            }
+        }
+        return [feedsTopic, payments]
+    }
+
     func run() async throws -> ExitCode {
-        let topics = ["payments": 3, "feeds": 3, "payments.dlq": 1, "feeds.dlq": 1, "payments.canonical": 3, "switchyard.control": 1]
+        let plan = try plan()
+        var topics: [String: Int] = ["switchyard.control": 1]
+        for topic in plan {
+            topics[topic.name] = 3
+            topics[topic.name + ".dlq"] = 1
+            if let target = topic.republishTo { topics[target] = 3 }
+        }
         let broker: EmbeddedBroker
         do {
             broker = try EmbeddedBroker.make(brokers: 1, topics: topics)
@@ -71,39 +153,27 @@ struct DemoCommand: Command {
         } catch let error as KafkaError {
             throw CommandError(error)
         }
-        var generator = CorpusGenerator(seed: 2026)
-        generator.mix = [(.current, 80), (.legacy, 8), (.future, 6), (.unknownType, 3), (.malformed, 3)]
-        var produced = (feeds: 0, payments: 0)
         do {
-            for _ in 0..<feeds {
-                let (value, _, key) = generator.next(.feeds)
-                _ = try await producer.send(KafkaProducerRecord(topic: "feeds", key: Array(key.utf8), value: value))
-                produced.feeds += 1
-            }
-            // Payments: valid records in every partition, one malformed record in partition 1.
-            for partition in 0..<3 {
-                for i in 0..<paymentsPerPartition {
-                    let shape: CorpusGenerator.Shape =
-                        partition == 1 && i == haltIndex ? .malformed : (i % 10 == 3 ? .legacy : i % 10 == 7 ? .future : .current)
-                    let (value, key) = generator.next(.payments, shape: shape)
-                    _ = try await producer.send(KafkaProducerRecord(topic: "payments", partition: Int32(partition), key: Array(key.utf8), value: value))
-                    produced.payments += 1
+            for topic in plan {
+                for record in topic.records {
+                    _ = try await producer.send(KafkaProducerRecord(topic: topic.name, partition: record.partition, key: record.key, value: record.value))
                 }
             }
         } catch let error as KafkaError {
             throw CommandError(error)
         }
         await producer.close()
-        out.line("Produced \(produced.feeds) records to feeds (lenient) and \(produced.payments) to payments (strict, 3 partitions).")
+        out.line("Produced " + plan.map { "\($0.records.count) records to \($0.name) (\($0.catalog.defaultPolicy.rawValue))" }.joined(separator: " and ") + ".")
         out.flush()
 
         // MARK: Consume
+        var topicConfigurations: [String: TopicConfiguration] = [:]
+        for topic in plan {
+            topicConfigurations[topic.name] = TopicConfiguration(catalog: topic.catalog, deadLetterTopic: topic.name + ".dlq", republishTo: topic.republishTo)
+        }
         let configuration = WorkerConfiguration(
             brokers: broker.bootstrapServers, groupId: "switchyard-demo",
-            topics: [
-                "payments": TopicConfiguration(catalog: .payments, deadLetterTopic: "payments.dlq", republishTo: "payments.canonical"),
-                "feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq"),
-            ],
+            topics: topicConfigurations,
             metrics: MetricsConfiguration(host: "127.0.0.1", port: metricsPort), shutdownTimeoutSeconds: 10,
             kafka: ["heartbeat.interval.ms": "500", "session.timeout.ms": "6000", "auto.commit.interval.ms": "500", "statistics.interval.ms": "1000"])
         let worker: Worker
@@ -122,15 +192,23 @@ struct DemoCommand: Command {
             throw CommandError(error)
         }
         let run = Task { try await worker.run() }
-        let expected = (feeds: produced.feeds, payments: paymentsPerPartition * 2 + haltIndex + 1)
+        // Done when every record was handled (the built-in stream: as many as it knows will be, and the
+        // halt), or, for given records, when the count stops moving.
         let deadline = ContinuousClock.now + .seconds(90)
+        var last: (count: Int64, since: ContinuousClock.Instant) = (-1, .now)
         while ContinuousClock.now < deadline {
             let m = worker.metrics.registry.snapshot()
-            if (m.counter("switchyard_records_total", ["topic": "feeds"]) ?? 0) >= Int64(expected.feeds)
-                && (m.counter("switchyard_records_total", ["topic": "payments"]) ?? 0) >= Int64(expected.payments)
-                && !worker.status.halted.isEmpty
-            {
-                break
+            let counts = plan.map { m.counter("switchyard_records_total", ["topic": $0.name]) ?? 0 }
+            if usesBuiltInStream {
+                if counts[0] >= Int64(feeds) && counts[1] >= Int64(paymentsPerPartition * 2 + haltIndex + 1) && !worker.status.halted.isEmpty { break }
+            } else {
+                let total = counts.reduce(0, +)
+                if total != last.count {
+                    last = (total, .now)
+                } else if total > 0, ContinuousClock.now - last.since > .seconds(3) {
+                    break
+                }
+                if total == Int64(plan.map(\.records.count).reduce(0, +)) { break }
             }
             try await Task.sleep(for: .milliseconds(200))
         }
@@ -140,7 +218,8 @@ struct DemoCommand: Command {
         out.line(stay ? "Look around (the broker and worker stay up until Ctrl-C):" : "Run `switchyard demo --stay` to keep the broker and worker up, then look around:")
         out.line("  curl -s http://127.0.0.1:\(server.port)/metrics | grep '^switchyard_'")
         out.line("  curl -s http://127.0.0.1:\(server.port)/status")
-        out.line("  kcat -b \(broker.bootstrapServers) -C -t feeds.dlq -J -e")
+        let dlq = plan.first { $0.catalog.defaultPolicy == .lenient }?.name ?? plan[0].name
+        out.line("  kcat -b \(broker.bootstrapServers) -C -t \(dlq).dlq -J -e")
         if let halted = worker.status.halted.first {
             out.line("  switchyard release --brokers \(broker.bootstrapServers) --group switchyard-demo --topic \(halted.key.topic) \\")
             out.line("      --partition \(halted.key.partition) --offset \(halted.value.offset) --reason \"demo: record inspected\"")
@@ -192,7 +271,8 @@ struct DemoCommand: Command {
             }
         }
         var text = ""
-        for (topic, policy) in [("feeds", "lenient"), ("payments", "strict")] {
+        for (topic, config) in worker.configuration.topics.sorted(by: { ($0.value.policy.rawValue, $0.key) < ($1.value.policy.rawValue, $1.key) }) {
+            let policy = config.policy.rawValue
             let records = m.counter("switchyard_records_total", ["topic": topic]) ?? 0
             text += "\n\(topic) (\(policy)): \(records) records handled\n"
             var decoded = Table(header: ["DECODED", "COUNT"])
@@ -218,7 +298,7 @@ struct DemoCommand: Command {
         for (tp, info) in worker.status.halted.sorted(by: { $0.key < $1.key }) {
             text += "\nHALTED: \(tp) at offset \(info.offset): \(info.failure.kind.rawValue) at '\(info.failure.path)'"
             text += " (\(info.failure.type ?? "unreadable type")): \(info.failure.message)\n"
-            text += "  The record is in payments.dlq; the partition waits for a build that decodes it or an audited release.\n"
+            text += "  The record is in \(worker.configuration.topics[tp.topic]?.deadLetterTopic ?? tp.topic + ".dlq"); the partition waits for a build that decodes it or an audited release.\n"
         }
         if worker.status.halted.isEmpty { text += "\n(no partition halted)\n" }
         return text

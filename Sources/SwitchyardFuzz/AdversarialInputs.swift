@@ -1,4 +1,5 @@
 import Switchyard
+import SwitchyardCatalog
 
 /// One hostile record and what Switchyard must make of it.
 public struct AdversarialInput: Sendable {

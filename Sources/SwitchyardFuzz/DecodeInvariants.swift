@@ -1,4 +1,5 @@
 import Switchyard
+import SwitchyardCatalog
 
 /// A broken invariant: what a fuzz target crashes on, and what a test reports.
 public struct InvariantViolation: Error, Sendable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import Foundation
 import Switchyard
+import SwitchyardCatalog
 
 /// Switchyard's decoder against Foundation's `JSONDecoder` on the same models and input, for the
 /// `fuzz-differential` libFuzzer target and the seed-corpus tests.

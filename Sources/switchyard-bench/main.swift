@@ -1,6 +1,7 @@
 import CSimdjsonBench
 import Foundation
 import Switchyard
+import SwitchyardCatalog
 
 // The Swift side of `make bench` (scripts/bench.sh drives it):
 //

@@ -7,6 +7,7 @@
 // offset, tstype, ts, headers, key, payload) spread round-robin over P partitions.
 import Foundation
 import Switchyard
+import SwitchyardCatalog
 
 #if canImport(Glibc)
 import Glibc

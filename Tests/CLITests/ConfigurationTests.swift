@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Switchyard
+import SwitchyardCatalog
 
 /// The worker's config file: the shipped examples load; typos fail loudly with a path and a suggestion.
 @Suite struct ConfigurationTests {

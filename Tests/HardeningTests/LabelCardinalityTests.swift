@@ -1,5 +1,6 @@
 import Foundation
 @testable import Switchyard
+import SwitchyardCatalog
 import SwitchyardMetrics
 import Testing
 

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import Switchyard
+import SwitchyardCatalog
 
 /// The generated corpus (demo and benchmarks) is what it says: each shape decodes as that shape.
 @Suite struct CorpusGeneratorTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Switchyard
+import SwitchyardCatalog
 import SwitchyardFuzz
 import SwitchyardTestSupport
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Switchyard
+import SwitchyardCatalog
 import SwitchyardTestSupport
 
 /// Every fixture in `Fixtures/expectations.json`: its outcome, kind, path and tag; for decoded ones,

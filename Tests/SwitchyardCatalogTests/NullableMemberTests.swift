@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Switchyard
+import SwitchyardCatalog
 
 /// PRODUCT.md decoding rule 4 and the encoding rules: an optional member without a default keeps the
 /// difference between absent and `null`, on both decode paths, through re-encoding (issue 13, item 6).

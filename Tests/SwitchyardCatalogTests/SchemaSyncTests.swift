@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Switchyard
+import SwitchyardCatalog
 
 /// Keeps the Swift catalog and `Schemas/` in step: one schema per event type and no other, the
 /// same property names, and the same required fields.
