@@ -164,11 +164,14 @@ extension WorkerConfiguration {
         let metrics = file.metrics ?? ConfigFile.Metrics()
         guard (0...65535).contains(metrics.port ?? 9464) else { throw ConfigurationError(path: "metrics.port", reason: "must be 0…65535") }
         guard (metrics.maxTypeLabels ?? 100) >= 1 else { throw ConfigurationError(path: "metrics.maxTypeLabels", reason: "must be at least 1") }
-        return WorkerConfiguration(
+        let configuration = WorkerConfiguration(
             brokers: file.brokers, groupId: file.groupId, clientId: file.clientId ?? "switchyard", topics: topics,
             metrics: MetricsConfiguration(host: metrics.host ?? "0.0.0.0", port: metrics.port ?? 9464, maxTypeLabels: metrics.maxTypeLabels ?? 100),
             controlTopic: file.controlTopic ?? "switchyard.control", shutdownTimeoutSeconds: file.shutdownTimeoutSeconds ?? 25,
             maxRecordBytes: file.maxRecordBytes ?? (1 << 20), kafka: kafka)
+        // DeliveryGuarantees.swift: kafka properties the guarantees depend on, message.max.bytes.
+        try configuration.validateDeliveryGuarantees()
+        return configuration
     }
 
     /// `${NAME}` is the environment variable NAME; `${file:/path}` is the file's content without a
