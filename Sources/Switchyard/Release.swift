@@ -26,6 +26,8 @@ public struct ReleaseRequest: Codable, Sendable, Equatable {
     public var deadLetter: DeadLetterCoordinates?
     /// Written with `--force`: the CLI did not check that the partition is halted at this offset.
     public var force: Bool?
+    /// Hex HMAC-SHA256 of every other field under the control topic's shared secret (``ReleaseSigning``).
+    public var signature: String?
 
     public init(
         group: String, topic: String, partition: Int32, offset: Int64, reason: String, operator: String, at: Date = Date(),
@@ -44,7 +46,7 @@ public struct ReleaseRequest: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case action, group, topic, partition, offset, reason, `operator`, at, recordTimestamp, deadLetter, force
+        case action, group, topic, partition, offset, reason, `operator`, at, recordTimestamp, deadLetter, force, signature
     }
 
     public init(from decoder: any Decoder) throws {
@@ -60,6 +62,7 @@ public struct ReleaseRequest: Codable, Sendable, Equatable {
         recordTimestamp = try c.decodeIfPresent(Int64.self, forKey: .recordTimestamp)
         deadLetter = try c.decodeIfPresent(DeadLetterCoordinates.self, forKey: .deadLetter)
         force = try c.decodeIfPresent(Bool.self, forKey: .force)
+        signature = try c.decodeIfPresent(String.self, forKey: .signature)
     }
 
     /// Log metadata for the audit trail (no record values).
@@ -143,6 +146,13 @@ extension Worker {
                         continue
                     }
                     guard request.action == "release", request.group == configuration.groupId else { continue }
+                    if let secret = configuration.controlTopicSecret, !ReleaseSigning.verify(request, secret: secret) {
+                        // Never applied: anyone who can write to the control topic could otherwise release any halt.
+                        let reason = request.signature == nil ? "unsigned" : "bad_signature"
+                        metrics.releasesRejected.labels(reason).increment()
+                        noteError("release rejected", request.audit.merging(["release.rejected": reason, "kafka.offset.control": String(record.offset)]) { a, _ in a })
+                        continue
+                    }
                     let writtenAt = record.timestampMilliseconds.map { Date(timeIntervalSince1970: Double($0) / 1000) }
                         ?? Timestamp(rfc3339: request.at)?.date
                     await apply(PendingRelease(request: request, writtenAt: writtenAt), consumer: consumer)

@@ -12,7 +12,7 @@ struct ReleaseCommand: Command {
     static let usage = """
         USAGE: switchyard release (--config FILE | --brokers LIST --group GROUP) --topic TOPIC --partition P
                                   --offset O --reason TEXT [--operator NAME] [--status URL | --dead-letter-topic NAME]
-                                  [--force] [--control-topic NAME]
+                                  [--force] [--secret-file PATH] [--control-topic NAME]
 
         Checks that the partition is halted at exactly that offset, then writes an audited release to the
         control topic. The worker that owns the partition, halted at that record, skips it (its dead letter
@@ -22,6 +22,10 @@ struct ReleaseCommand: Command {
         newest dead letter must be the record at that offset. A release names the record (its offset and
         timestamp), and the worker applies it to that record only: never to another offset, never to another
         record at the same offset (a recreated topic). A release that is refused says what was found.
+
+        With a shared secret (controlTopic.secret in the config, or --secret-file), the release is signed
+        (HMAC-SHA256 over every field, the operator's name included); a worker that has the secret rejects
+        unsigned and wrongly signed releases (switchyard_releases_rejected_total).
 
         --force skips the check (when neither /status nor the DLQ can be read). A forced release carries no
         record identity: the worker applies it only to a halt at that offset that began before the release
@@ -39,6 +43,7 @@ struct ReleaseCommand: Command {
           --status URL              The worker's /status (e.g. http://pod:9464/status): check the halt there.
           --dead-letter-topic NAME  Check the halt in this DLQ. Default: the config's, else TOPIC.dlq.
           --force                   Do not check (documented above).
+          --secret-file PATH        Sign with this shared secret (default: the config's controlTopic.secret).
           --control-topic NAME      Default: switchyard.control (or the config's controlTopic).
           --json                    Print the release record.
 
@@ -58,6 +63,7 @@ struct ReleaseCommand: Command {
     var statusURL: String?
     var deadLetterTopic: String?
     var force: Bool
+    var secretFile: String?
     var json: Bool
 
     init(arguments: inout Arguments) throws {
@@ -77,6 +83,7 @@ struct ReleaseCommand: Command {
         statusURL = try arguments.option("--status")
         deadLetterTopic = try arguments.option("--dead-letter-topic")
         force = arguments.flag("--force")
+        secretFile = try arguments.option("--secret-file")
         json = arguments.flag("--json")
         _ = try arguments.positionals()
     }
@@ -105,6 +112,14 @@ struct ReleaseCommand: Command {
         var groupName = self.group
         var controlTopic = self.controlTopic
         var deadLetterTopic = self.deadLetterTopic
+        var secret: String?
+        if let secretFile {
+            do {
+                secret = try String(contentsOfFile: secretFile, encoding: .utf8).trimmingCharacters(in: .newlines)
+            } catch {
+                throw CommandError(.config, "cannot read --secret-file \(secretFile)")
+            }
+        }
         if let configPath {
             let config: WorkerConfiguration
             do {
@@ -117,6 +132,7 @@ struct ReleaseCommand: Command {
             groupName = groupName ?? config.groupId
             controlTopic = controlTopic ?? config.controlTopic
             deadLetterTopic = deadLetterTopic ?? config.topics[topic]?.deadLetterTopic
+            secret = secret ?? config.controlTopicSecret
         }
         if let brokers { kafka.bootstrapServers = brokers.split(separator: ",").map(String.init) }
         let group = groupName!
@@ -128,9 +144,10 @@ struct ReleaseCommand: Command {
                 halt = try await checkDeadLetters(deadLetterTopic ?? "\(topic).dlq", group: group, kafka: kafka)
             }
         }
-        let request = ReleaseRequest(
+        var request = ReleaseRequest(
             group: group, topic: topic, partition: Int32(partition), offset: Int64(offset), reason: reason, operator: operatorName,
             recordTimestamp: halt.timestamp, deadLetter: halt.deadLetter, force: force ? true : nil)
+        if let secret { request.signature = ReleaseSigning.signature(of: request, secret: secret) }
         let value = try CanonicalJSONEncoder().encode(request)
         let producer: KafkaProducer
         do {

@@ -352,4 +352,60 @@ struct DeliveryGuaranteeTests {
         try await b.stop()
         try await a.stop()
     }
+
+    // MARK: - 3. Signed releases
+
+    @Test func withASharedSecretOnlySignedReleasesApply() async throws {
+        // RFC 4231, test case 2.
+        #expect(ReleaseSigning.hex(ReleaseSigning.hmacSHA256(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8)))
+            == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        let harness = try Harness(topics: ["payments": 1, "payments.dlq": 1, "switchyard.control": 1])
+        let p0 = KafkaTopicPartition(topic: "payments", partition: 0)
+        try await harness.produce("payments", partition: 0, value: Self.goodPayment)  // 0
+        try await harness.produce("payments", partition: 0, value: Self.badPayment)  // 1: halts
+        try await harness.produce("payments", partition: 0, value: Self.goodPayment)  // 2
+        let secretFile = FileManager.default.temporaryDirectory.appendingPathComponent("release-secret-\(UUID().uuidString)").path
+        try Data("s3cret-for-releases\n".utf8).write(to: URL(fileURLWithPath: secretFile))
+        let (config, port) = try Self.writeConfig(
+            harness, topics: ["payments": ["catalog": "payments"]],
+            extra: ["controlTopic": ["name": "switchyard.control", "secret": "${file:\(secretFile)}"]])
+        let worker = try ChildProcess(["consume", "--config", config])
+        defer { if worker.isRunning { worker.signal(SIGKILL) } }
+        try await eventually(.seconds(60), "halted at 1") { await Self.haltedOffset(port, topic: "payments", partition: 0) == 1 }
+        let timestamp = Int64(try #require(await Self.status(port)?["halted"] as? [[String: Any]]).first?["timestamp"] as? Int ?? 0)
+
+        // Unsigned, signed with another secret, and signed then altered (another operator's name): all rejected.
+        try await Self.writeRelease(harness, topic: "payments", partition: 0, offset: 1, recordTimestamp: timestamp)
+        var forged = ReleaseRequest(
+            group: harness.group, topic: "payments", partition: 0, offset: 1, reason: "forged", operator: "mallory", recordTimestamp: timestamp)
+        forged.signature = ReleaseSigning.signature(of: forged, secret: "guessed")
+        _ = try await harness.producer.send(KafkaProducerRecord(topic: "switchyard.control", value: try CanonicalJSONEncoder().encode(forged)))
+        var altered = ReleaseRequest(
+            group: harness.group, topic: "payments", partition: 0, offset: 1, reason: "ok", operator: "alice", recordTimestamp: timestamp)
+        altered.signature = ReleaseSigning.signature(of: altered, secret: "s3cret-for-releases")
+        altered.operator = "mallory"
+        _ = try await harness.producer.send(KafkaProducerRecord(topic: "switchyard.control", value: try CanonicalJSONEncoder().encode(altered)))
+        try await eventually(.seconds(60), "three rejections counted") {
+            let unsigned = await Self.metric(port, #"switchyard_releases_rejected_total{reason="unsigned"}"#) ?? 0
+            let bad = await Self.metric(port, #"switchyard_releases_rejected_total{reason="bad_signature"}"#) ?? 0
+            return unsigned == 1 && bad == 2
+        }
+        #expect(await Self.haltedOffset(port, topic: "payments", partition: 0) == 1, "no rejected release was applied")
+        #expect(worker.stderr.contains(#""msg":"release rejected""#))
+        #expect(!worker.stderr.contains("s3cret-for-releases"), "the secret is never logged")
+
+        // The CLI signs with the config's secret: applied.
+        let release = try ChildProcess([
+            "release", "--config", config, "--status", "http://127.0.0.1:\(port)/status", "--topic", "payments", "--partition", "0",
+            "--offset", "1", "--reason", "known bad record", "--operator", "alice",
+        ])
+        #expect(try await release.waitForExit(within: .seconds(60)) == 0, "\(release.stderr)")
+        try await eventually(.seconds(60), "released: the record after it handled") {
+            await Self.metric(port, #"switchyard_events_decoded_total{topic="payments",type="payment.captured"}"#) == 2
+        }
+        #expect(await Self.haltedOffset(port, topic: "payments", partition: 0) == nil)
+        worker.signal(SIGTERM)
+        #expect(try await worker.waitForExit(within: .seconds(30)) == 0)
+        #expect(try await harness.committed([p0])[p0] == 3)
+    }
 }
