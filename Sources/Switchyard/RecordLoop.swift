@@ -26,33 +26,46 @@ struct RecordLoop {
     var logger: Logger { worker.logger }
     var metrics: WorkerMetrics { worker.metrics }
 
+    /// What became of one record.
+    enum Outcome {
+        /// Stored, halted or skipped as its policy says.
+        case done
+        /// Its outcome is not durable and never will be in this run (shutdown, cancellation): nothing after
+        /// it may be stored, so the loop ends.
+        case abandoned
+    }
+
     mutating func run() async throws {
         for try await record in consumer.records {
             let proceed = worker.stopSignal.withLock { s -> Bool in
-                if s.requested { return false }
+                if s.requested || Task.isCancelled { return false }
                 s.busy = true
                 return true
             }
             guard proceed else { break }
-            try await handle(record)
+            let outcome = try await handle(record)
             let stop = worker.stopSignal.withLock { s -> Bool in
                 s.busy = false
                 return s.requested
             }
-            if stop { break }
+            if outcome == .abandoned {
+                logger.notice("record abandoned: it and everything after it will be read again", position(record))
+                break
+            }
+            if stop || Task.isCancelled { break }
         }
     }
 
     // MARK: - One record
 
-    mutating func handle(_ record: KafkaRecord) async throws {
+    mutating func handle(_ record: KafkaRecord) async throws -> Outcome {
         let tp = record.topicPartition
         // A halted partition is paused; records fetched before the pause wait for the release (which
         // seeks past the halted offset), so they are neither processed nor stored here.
-        if worker.state.withLock({ $0.halted[tp] != nil }) { return }
+        if worker.state.withLock({ $0.halted[tp] != nil }) { return .done }
         guard let topic = worker.configuration.topics[record.topic] else {
             logger.warning("record from a topic that is not configured", ["kafka.topic": record.topic])
-            return
+            return .done
         }
         let start = ContinuousClock.now
         metrics.records.labels(record.topic).increment()
@@ -78,11 +91,12 @@ struct RecordLoop {
                     metrics.unknownFields.labels(record.topic, type).increment(by: Int64(decoded.unknownFields))
                 }
             }
-            guard let event = decoded.event else { return }
+            guard let event = decoded.event else { return .done }
             if let handler = worker.handlers.handler(for: event) {
-                guard await retrying("handler", record, onFailure: { metrics.handlerErrors.labels(record.topic, type).increment() }, {
+                let handlerErrors = metrics.handlerErrors.labels(record.topic, type)
+                guard try await retrying("handler", record, onFailure: { handlerErrors.increment() }, {
                     try await handler(context)
-                }) else { return }
+                }) != nil else { return .abandoned }
             }
             if let target = topic.republishTo {
                 // Unknown events are handed on untouched; known ones as configured.
@@ -101,41 +115,43 @@ struct RecordLoop {
                 headers.append(KafkaHeader(name: "switchyard.republished.from", string: "\(record.topic)/\(record.partition)/\(record.offset)"))
                 let partition = (partitionCounts[target] ?? 0) > Int(record.partition) ? record.partition : nil
                 let out = KafkaProducerRecord(topic: target, partition: partition, key: record.key, value: value, headers: headers)
-                guard await retrying("republish", record, onFailure: { metrics.republishErrors.labels(record.topic).increment() }, {
-                    _ = try await producer.send(out)
-                }) else { return }
+                let producer = self.producer
+                let republishErrors = metrics.republishErrors.labels(record.topic)
+                guard try await retrying("republish", record, onFailure: { republishErrors.increment() }, {
+                    try await producer.send(out)
+                }) != nil else { return .abandoned }
                 metrics.republished.labels(record.topic, target).increment()
             }
             store(record)
 
         case .failed(let failure):
             metrics.failures.labels(record.topic, failure.kind.rawValue, failure.type ?? "").increment()
+            let failedAt = Timestamp(Date())
             let key = Worker.ReleaseKey(topic: record.topic, partition: record.partition, offset: record.offset)
-            let (released, alreadyDeadLettered) = worker.control.withLock { ($0.released.contains(key), $0.deadLettered.contains(key)) }
-            if topic.onFailure == .halt && released {
-                // An operator released exactly this offset: it was dead-lettered when it halted.
-                metrics.releases.labels(record.topic).increment()
-                logger.notice("released offset skipped", position(record).merging(failureMetadata(failure)) { a, _ in a })
-                store(record)
-                break
-            }
-            if !alreadyDeadLettered {
+            // A record is skipped (lenient) or released (strict) only after a dead letter of it was acknowledged
+            // in this process's lifetime; a release never replaces the dead letter.
+            var coordinates = topic.onFailure == .halt ? worker.control.withLock { $0.deadLettered[key] } : nil
+            if coordinates == nil {
                 let dead = deadLetter(record, failure: failure, topic: topic)
-                guard await retrying("dead letter", record, onFailure: { metrics.deadLetterErrors.labels(record.topic).increment() }, {
-                    _ = try await producer.send(dead)
-                }) else { return }
+                let producer = self.producer
+                let deadLetterErrors = metrics.deadLetterErrors.labels(record.topic)
+                guard let report = try await retrying("dead letter", record, onFailure: { deadLetterErrors.increment() }, {
+                    try await producer.send(dead)
+                }) else { return .abandoned }
                 metrics.deadLetters.labels(record.topic, failure.kind.rawValue).increment()
+                coordinates = DeadLetterCoordinates(topic: report.topic, partition: report.partition, offset: report.offset)
             }
             logger.warning("record dead-lettered", position(record).merging(failureMetadata(failure)) { a, _ in a })
             if topic.onFailure == .halt {
-                worker.control.withLock { _ = $0.deadLettered.insert(key) }
-                halt(record, failure: failure)
+                worker.control.withLock { $0.deadLettered[key] = coordinates }
+                halt(record, failure: failure, since: failedAt, deadLetter: coordinates)
             } else {
                 store(record)
             }
         }
         metrics.processing.labels().observe(ContinuousClock.now - start)
         worker.state.withLock { $0.processed += 1 }
+        return .done
     }
 
     // MARK: - Outcomes
@@ -150,9 +166,11 @@ struct RecordLoop {
         }
     }
 
-    /// Halts the record's partition at the record: stores its own offset (so the group resumes there),
-    /// pauses the partition and reports it.
-    func halt(_ record: KafkaRecord, failure: DecodeFailure) {
+    /// Halts the record's partition at the record (its dead letter was acknowledged): stores its own offset
+    /// (so the group resumes there), pauses the partition and reports it — unless a release of exactly this
+    /// record was already read (it arrived while the record was being dead-lettered, or before a restart):
+    /// then the record is skipped at once.
+    func halt(_ record: KafkaRecord, failure: DecodeFailure, since: Timestamp, deadLetter: DeadLetterCoordinates?) {
         let tp = record.topicPartition
         do {
             try consumer.storeOffset(tp, nextOffset: record.offset)
@@ -161,9 +179,26 @@ struct RecordLoop {
             logger.info("halt not applied: partition no longer assigned", position(record))
             return
         }
-        worker.state.withLock { $0.halted[tp] = HaltInfo(offset: record.offset, failure: failure, since: Timestamp(Date())) }
-        metrics.halted.labels(record.topic, String(record.partition)).set(1)
-        worker.noteError("partition halted", position(record).merging(failureMetadata(failure)) { a, _ in a })
+        let info = HaltInfo(
+            offset: record.offset, failure: failure, since: since, timestampMilliseconds: record.timestampMilliseconds,
+            deadLetter: deadLetter)
+        switch worker.haltOrTakeRelease(tp, info, consumer: consumer) {
+        case .notAssigned:
+            logger.info("halt not applied: partition no longer assigned", position(record))
+        case .halted:
+            metrics.halted.labels(record.topic, String(record.partition)).set(1)
+            worker.noteError("partition halted", position(record).merging(failureMetadata(failure)) { a, _ in a })
+        case .released(let release):
+            do {
+                try consumer.storeOffset(record)
+                try consumer.resume([tp])
+            } catch {
+                logger.info("release not applied: partition no longer assigned", position(record))
+                return
+            }
+            metrics.releases.labels(record.topic).increment()
+            logger.notice("halted offset released", release.audit)
+        }
     }
 
     /// The dead letter for `record`: original key, value and headers, with the diagnosis added. Earlier
@@ -193,31 +228,62 @@ struct RecordLoop {
         return KafkaProducerRecord(topic: topic.deadLetterTopic, key: record.key, value: record.value, headers: headers)
     }
 
-    /// Runs `body` until it succeeds, backing off; gives up only when shutdown passes its deadline
-    /// (then the offset is not stored and the record is read again after a restart).
-    func retrying(
-        _ what: String, _ record: KafkaRecord, onFailure: () -> Void, _ body: () async throws -> Void
-    ) async -> Bool {
+    /// Runs `body` until it succeeds, backing off. Returns nil when it gives up: at shutdown (an attempt
+    /// still running when the shutdown deadline nears is abandoned, a handler is cancelled) or on
+    /// cancellation; then the offset is not stored and the record is read again by the next owner.
+    ///
+    /// - Throws: ``WorkerError`` `.fatal` for an error that retrying cannot fix: a fatal librdkafka error, or a
+    ///   permanent produce error (a record too large for `message.max.bytes`); the worker ends (exit 70).
+    func retrying<T: Sendable>(
+        _ what: String, _ record: KafkaRecord, onFailure: () -> Void, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T? {
         var delay = Duration.milliseconds(100)
+        let worker = self.worker
         while true {
             do {
-                try await body()
-                return true
-            } catch {
-                onFailure()
-                worker.noteError("\(what) failed; retrying", position(record).merging(["error": "\(error)"]) { a, _ in a })
-                let deadline = worker.stopSignal.withLock { $0.deadline }
-                if let deadline, ContinuousClock.now + delay > deadline {
+                guard let result = try await race(until: { worker.stopSignal.withLock { $0.abandonAt } }, body) else {
                     logger.warning("\(what) abandoned at shutdown; the record will be read again", position(record))
-                    return false
+                    return nil
+                }
+                return result
+            } catch {
+                if Task.isCancelled { return nil }
+                onFailure()
+                if let permanent = Self.permanentFailure(what, record, error) {
+                    worker.noteError("\(what) failed permanently", position(record).merging(["error": "\(error)", "fix": permanent]) { a, _ in a })
+                    throw WorkerError.fatal("\(what) of \(record.topic)/\(record.partition)@\(record.offset) failed permanently: \(error). \(permanent)")
+                }
+                worker.noteError("\(what) failed; retrying", position(record).merging(["error": "\(error)"]) { a, _ in a })
+                let abandonAt = worker.stopSignal.withLock { $0.abandonAt }
+                if let abandonAt, ContinuousClock.now + delay > abandonAt {
+                    logger.warning("\(what) abandoned at shutdown; the record will be read again", position(record))
+                    return nil
                 }
                 do {
                     try await Task.sleep(for: delay)
                 } catch {
-                    return false  // cancelled: the worker is going away; the offset stays unstored
+                    return nil  // cancelled: the worker is going away; the offset stays unstored
                 }
                 delay = min(delay * 2, .seconds(5))
             }
+        }
+    }
+
+    /// librdkafka errors that no retry can fix, with what to fix instead; nil for the others.
+    static func permanentFailure(_ what: String, _ record: KafkaRecord, _ error: any Error) -> String? {
+        guard let error = error as? KafkaError else { return nil }
+        if error.isFatal {
+            return "librdkafka raised a fatal error (the producer's idempotence state is lost, or the client is unusable); restart the worker"
+        }
+        switch error.rdKafkaName {
+        case "MSG_SIZE_TOO_LARGE", "_MSG_SIZE_TOO_LARGE", "RECORD_LIST_TOO_LARGE":
+            return "the record (\(record.value?.count ?? 0) bytes) with its headers is larger than the producer's message.max.bytes "
+                + "or the target topic's max.message.bytes: raise message.max.bytes in the kafka map (and the topic's "
+                + "max.message.bytes), or lower maxRecordBytes"
+        case "INVALID_RECORD", "_INVALID_ARG":
+            return "the broker refuses this record as invalid for the target topic (e.g. a compacted topic needs a key); fix the topic's configuration"
+        default:
+            return nil
         }
     }
 

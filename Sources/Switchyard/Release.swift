@@ -17,8 +17,22 @@ public struct ReleaseRequest: Codable, Sendable, Equatable {
     public var `operator`: String
     /// When the release was requested (RFC 3339).
     public var at: String
+    /// The halted record's timestamp (ms since the epoch), read from `/status` or its dead letter: with the
+    /// offset, the record's identity. A release with it applies only to that record (never to another
+    /// record at the same offset of a recreated topic); without it (`--force` with nothing to read), only to
+    /// a halt that began before the release was written.
+    public var recordTimestamp: Int64?
+    /// The dead letter the operator looked at (audit).
+    public var deadLetter: DeadLetterCoordinates?
+    /// Written with `--force`: the CLI did not check that the partition is halted at this offset.
+    public var force: Bool?
+    /// Hex HMAC-SHA256 of every other field under the control topic's shared secret (``ReleaseSigning``).
+    public var signature: String?
 
-    public init(group: String, topic: String, partition: Int32, offset: Int64, reason: String, operator: String, at: Date = Date()) {
+    public init(
+        group: String, topic: String, partition: Int32, offset: Int64, reason: String, operator: String, at: Date = Date(),
+        recordTimestamp: Int64? = nil, deadLetter: DeadLetterCoordinates? = nil, force: Bool? = nil
+    ) {
         self.group = group
         self.topic = topic
         self.partition = partition
@@ -26,9 +40,14 @@ public struct ReleaseRequest: Codable, Sendable, Equatable {
         self.reason = reason
         self.operator = `operator`
         self.at = Timestamp(at).text
+        self.recordTimestamp = recordTimestamp
+        self.deadLetter = deadLetter
+        self.force = force
     }
 
-    enum CodingKeys: String, CodingKey { case action, group, topic, partition, offset, reason, `operator`, at }
+    enum CodingKeys: String, CodingKey {
+        case action, group, topic, partition, offset, reason, `operator`, at, recordTimestamp, deadLetter, force, signature
+    }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -40,6 +59,60 @@ public struct ReleaseRequest: Codable, Sendable, Equatable {
         reason = try c.decodeIdentifier(forKey: .reason)
         `operator` = try c.decode(String.self, forKey: .operator)
         at = try c.decode(String.self, forKey: .at)
+        recordTimestamp = try c.decodeIfPresent(Int64.self, forKey: .recordTimestamp)
+        deadLetter = try c.decodeIfPresent(DeadLetterCoordinates.self, forKey: .deadLetter)
+        force = try c.decodeIfPresent(Bool.self, forKey: .force)
+        signature = try c.decodeIfPresent(String.self, forKey: .signature)
+    }
+
+    /// Log metadata for the audit trail (no record values).
+    var audit: [String: String] {
+        var m = [
+            "kafka.topic": topic, "kafka.partition": String(partition), "kafka.offset": String(offset),
+            "release.reason": reason, "release.operator": `operator`, "release.at": at,
+        ]
+        if let recordTimestamp { m["release.record_timestamp"] = String(recordTimestamp) }
+        if let deadLetter { m["release.dead_letter"] = "\(deadLetter.topic)/\(deadLetter.partition)@\(deadLetter.offset)" }
+        if force == true { m["release.force"] = "true" }
+        return m
+    }
+}
+
+/// A release read from the control topic, with when it was written.
+struct PendingRelease: Sendable {
+    var request: ReleaseRequest
+    /// The control record's timestamp (else the request's `at`).
+    var writtenAt: Date?
+
+    var audit: [String: String] { request.audit }
+
+    /// Whether this release applies to `halt`: same offset, and the same record (its timestamp), or — for a
+    /// release without the record's identity — a halt that began before the release was written.
+    func applies(to halt: HaltInfo) -> Bool {
+        guard request.offset == halt.offset else { return false }
+        if let timestamp = request.recordTimestamp { return timestamp == halt.timestampMilliseconds }
+        guard let writtenAt else { return false }
+        return writtenAt >= halt.since.date
+    }
+}
+
+extension Worker {
+    enum HaltDecision {
+        case halted
+        case released(PendingRelease)
+        case notAssigned
+    }
+
+    /// Decides, atomically with releases arriving and rebalances, whether a record whose dead letter was
+    /// acknowledged halts its partition or is released by a release already read.
+    func haltOrTakeRelease(_ tp: KafkaTopicPartition, _ info: HaltInfo, consumer: KafkaConsumer) -> HaltDecision {
+        let key = ReleaseKey(topic: tp.topic, partition: tp.partition, offset: info.offset)
+        return control.withLock { c in
+            guard consumer.assignment.contains(tp) else { return .notAssigned }
+            if let release = c.pending[key]?.first(where: { $0.applies(to: info) }) { return .released(release) }
+            state.withLock { $0.halted[tp] = info }
+            return .halted
+        }
     }
 }
 
@@ -73,7 +146,16 @@ extension Worker {
                         continue
                     }
                     guard request.action == "release", request.group == configuration.groupId else { continue }
-                    await apply(request, consumer: consumer)
+                    if let secret = configuration.controlTopicSecret, !ReleaseSigning.verify(request, secret: secret) {
+                        // Never applied: anyone who can write to the control topic could otherwise release any halt.
+                        let reason = request.signature == nil ? "unsigned" : "bad_signature"
+                        metrics.releasesRejected.labels(reason).increment()
+                        noteError("release rejected", request.audit.merging(["release.rejected": reason, "kafka.offset.control": String(record.offset)]) { a, _ in a })
+                        continue
+                    }
+                    let writtenAt = record.timestampMilliseconds.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+                        ?? Timestamp(rfc3339: request.at)?.date
+                    await apply(PendingRelease(request: request, writtenAt: writtenAt), consumer: consumer)
                 }
             } catch {
                 noteError("control topic consumer stopped", ["error": "\(error)"])
@@ -86,24 +168,35 @@ extension Worker {
         await control.close()
     }
 
-    /// Applies one release: remembers it, and if the partition is halted at that offset, moves past it.
-    func apply(_ request: ReleaseRequest, consumer: KafkaConsumer) async {
+    /// Applies one release: if its partition is halted at exactly its record (which this process
+    /// dead-lettered before halting), moves past it; otherwise keeps it for a halt to come (the record may
+    /// be being dead-lettered right now), where it applies only to the same record.
+    func apply(_ release: PendingRelease, consumer: KafkaConsumer) async {
+        let request = release.request
         let key = ReleaseKey(topic: request.topic, partition: request.partition, offset: request.offset)
-        let isNew = control.withLock { $0.released.insert(key).inserted }
-        guard isNew else { return }
         let tp = KafkaTopicPartition(topic: request.topic, partition: request.partition)
-        let audit = [
-            "kafka.topic": request.topic, "kafka.partition": String(request.partition), "kafka.offset": String(request.offset),
-            "release.reason": request.reason, "release.operator": request.operator, "release.at": request.at,
-        ]
-        guard state.withLock({ $0.halted[tp]?.offset == request.offset }) else {
-            logger.info("release recorded", audit)
+        let audit = release.audit
+        let current: HaltInfo? = control.withLock { c in
+            state.withLock { s -> HaltInfo? in
+                if let halt = s.halted[tp], release.applies(to: halt) {
+                    s.halted[tp] = nil
+                    return halt
+                }
+                c.pending[key, default: []].append(release)
+                return nil
+            }
+        }
+        guard current != nil else {
+            if let halt = state.withLock({ $0.halted[tp] }) {
+                logger.warning("release does not match the halt", audit.merging(["halt.offset": String(halt.offset)]) { a, _ in a })
+            } else {
+                logger.info("release waiting for its halt", audit)
+            }
             return
         }
         do {
             try consumer.storeOffset(tp, nextOffset: request.offset + 1)
             try await consumer.seek(tp, to: request.offset + 1)
-            state.withLock { $0.halted[tp] = nil }
             try consumer.resume([tp])
         } catch {
             noteError("release not applied", audit.merging(["error": "\(error)"]) { a, _ in a })

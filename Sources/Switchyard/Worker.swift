@@ -95,7 +95,25 @@ public struct WorkerError: Error, Sendable, CustomStringConvertible {
 public struct HaltInfo: Sendable {
     public var offset: Int64
     public var failure: DecodeFailure
+    /// When the record failed (before its dead letter was produced).
     public var since: Timestamp
+    /// The halted record's timestamp (ms since the epoch): with the offset, its identity for releases.
+    public var timestampMilliseconds: Int64?
+    /// Where this process dead-lettered the record.
+    public var deadLetter: DeadLetterCoordinates?
+}
+
+/// Where a dead letter was written.
+public struct DeadLetterCoordinates: Codable, Sendable, Hashable {
+    public var topic: String
+    public var partition: Int32
+    public var offset: Int64
+
+    public init(topic: String, partition: Int32, offset: Int64) {
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+    }
 }
 
 /// A recent problem, for `/status` (no record values).
@@ -153,6 +171,14 @@ public struct WorkerStatus: Sendable {
             h.set("type", info.failure.type)
             h.set("message", info.failure.message)
             h.set("since", info.since.text)
+            h.setIfPresent("timestamp", info.timestampMilliseconds)
+            if let d = info.deadLetter {
+                var dl = JSONObject()
+                dl.set("topic", d.topic)
+                dl.set("partition", Int(d.partition))
+                dl.set("offset", d.offset)
+                h.set("deadLetter", dl)
+            }
             return h
         })
         o.set("processed", processed)
@@ -182,11 +208,13 @@ public final class Worker: Sendable {
     /// Set once; `stop()` wakes the loop through it.
     let stopSignal = Mutex<StopState>(StopState())
 
+    /// Releases and dead letters of halted records. Lock order: `control`, then `state`.
     struct ControlState {
-        /// Offsets an operator released: (topic, partition, offset).
-        var released: Set<ReleaseKey> = []
-        /// Offsets this process already dead-lettered while halting (no second copy on a re-halt).
-        var deadLettered: Set<ReleaseKey> = []
+        /// Releases read from the control topic that did not match a halt when they arrived; a halt looks
+        /// them up (a release may arrive while its record is being dead-lettered, or before a restart).
+        var pending: [ReleaseKey: [PendingRelease]] = [:]
+        /// Records this process dead-lettered while halting (no second copy on a re-halt), and where.
+        var deadLettered: [ReleaseKey: DeadLetterCoordinates] = [:]
     }
 
     struct ReleaseKey: Hashable, Sendable {
@@ -199,7 +227,13 @@ public final class Worker: Sendable {
         var requested = false
         var busy = false
         var consumer: KafkaConsumer?
+        /// When the whole shutdown must be over.
         var deadline: ContinuousClock.Instant?
+        /// When work in flight (a handler, a send) is abandoned: a little before ``deadline``, so the final
+        /// commit and the close fit in the shutdown timeout.
+        var abandonAt: ContinuousClock.Instant?
+        /// `stop()` closed the idle consumer itself (its close committed the stored offsets).
+        var closedWhileIdle = false
     }
 
     public init(
@@ -226,9 +260,12 @@ public final class Worker: Sendable {
         let consumer: KafkaConsumer? = stopSignal.withLock { s in
             guard !s.requested else { return nil }
             s.requested = true
-            s.deadline = .now + .seconds(configuration.shutdownTimeoutSeconds)
+            let timeout = Duration.seconds(configuration.shutdownTimeoutSeconds)
+            s.deadline = .now + timeout
+            s.abandonAt = .now + timeout - min(timeout / 5, .seconds(5))
             // An idle loop waits for records: closing the consumer ends that wait. A busy loop finishes
             // its record first and closes the consumer itself.
+            if !s.busy && s.consumer != nil { s.closedWhileIdle = true }
             return s.busy ? nil : s.consumer
         }
         state.withLock { if $0.phase == .running || $0.phase == .starting { $0.phase = .stopping } }
@@ -244,16 +281,28 @@ public final class Worker: Sendable {
             clientID: configuration.clientId, properties: configuration.kafka, logLevel: kafkaLogLevel)
     }
 
+    /// The producer's settings: room for a dead letter of a record of `maxRecordBytes` with its headers.
+    var producerKafkaConfiguration: KafkaConfiguration {
+        var kafka = kafkaConfiguration
+        kafka.properties["message.max.bytes"] = String(configuration.producerMessageMaxBytes)
+        return kafka
+    }
+
     /// Connects, consumes until ``stop()``, then drains and commits.
     ///
     /// - Throws: ``WorkerError`` `.unavailable` when no broker answers at start, `.configuration` for a
     ///   property librdkafka rejects, `.fatal` for a fatal Kafka error.
     public func run() async throws {
+        do {
+            try configuration.validateDeliveryGuarantees()
+        } catch {
+            throw WorkerError.configuration(error.description)
+        }
         let kafka = kafkaConfiguration
         let kafkaLogger = WorkerKafkaLogger(logger: logger)
         let producer: KafkaProducer
         do {
-            producer = try KafkaProducer.make(configuration: KafkaProducerConfiguration(kafka: kafka), logger: kafkaLogger)
+            producer = try KafkaProducer.make(configuration: KafkaProducerConfiguration(kafka: producerKafkaConfiguration), logger: kafkaLogger)
         } catch let error as KafkaError {
             throw WorkerError.configuration(error.reason)
         }
@@ -271,7 +320,7 @@ public final class Worker: Sendable {
         do {
             consumer = try KafkaConsumer.make(
                 configuration: KafkaConsumerConfiguration(groupID: configuration.groupId, topics: configuration.topicNames, kafka: kafka),
-                logger: kafkaLogger)
+                logger: kafkaLogger, rebalanceListener: { [self] event in rebalanced(event) })
         } catch let error as KafkaError {
             await producer.close(timeout: .seconds(1))
             throw WorkerError.configuration(error.reason)
@@ -295,27 +344,51 @@ public final class Worker: Sendable {
         var loop = RecordLoop(worker: self, consumer: consumer, producer: producer, partitionCounts: partitionCounts)
         var failure: (any Error)?
         if proceed {
-            do {
-                try await loop.run()
-            } catch let error as KafkaError where error.isFatal {
-                failure = WorkerError.fatal(error.description)
-            } catch {
-                failure = error
+            // Cancelling run() is a stop(): nothing more is stored past a record whose outcome is not
+            // durable, and the drain below is bounded by the shutdown timeout.
+            await withTaskCancellationHandler {
+                do {
+                    try await loop.run()
+                } catch let error as KafkaError where error.isFatal {
+                    failure = WorkerError.fatal(error.description)
+                } catch {
+                    failure = error
+                }
+            } onCancel: {
+                self.stop()
             }
         }
+        if let failure { noteError("worker failed", ["error": "\(failure)"]) }
 
-        // Drain: the loop finished its in-flight record; commit what was stored, leave the group,
-        // and let outstanding produces finish, within the shutdown deadline.
-        let deadline = stopSignal.withLock { $0.deadline } ?? .now + .seconds(configuration.shutdownTimeoutSeconds)
-        do {
-            try await consumer.commit()
-        } catch {
-            logger.debug("final commit", ["error": "\(error)"])
+        // Drain: the loop finished (or abandoned) its in-flight record; commit what was stored, leave the
+        // group, and let outstanding produces finish, all within the shutdown deadline. A step still running
+        // at the deadline is abandoned: what it did not commit is read again by the next owner.
+        let (deadline, closedWhileIdle) = stopSignal.withLock { s -> (ContinuousClock.Instant, Bool) in
+            if s.deadline == nil { s.deadline = .now + .seconds(configuration.shutdownTimeoutSeconds) }
+            return (s.deadline!, s.closedWhileIdle)
         }
-        await consumer.close()
+        // A consumer that stop() closed while idle committed on close: nothing is left to commit.
+        var committed = true
+        if !closedWhileIdle {
+            committed = await bounded(by: deadline, "final commit") { [logger] in
+                do {
+                    try await consumer.commit()
+                } catch {
+                    let stored = consumer.storedOffsets
+                    for (tp, offset) in stored.sorted(by: { $0.key < $1.key }) {
+                        logger.warning("final commit failed", [
+                            "kafka.topic": tp.topic, "kafka.partition": String(tp.partition), "kafka.offset": String(offset),
+                            "error": "\(error)",
+                        ])
+                    }
+                    if stored.isEmpty { logger.warning("final commit failed", ["error": "\(error)"]) }
+                }
+            }
+        }
+        if committed { _ = await bounded(by: deadline, "consumer close") { await consumer.close() } }
         await producer.close(timeout: max(.zero, ContinuousClock.now.duration(to: deadline)))
         background.cancel()
-        await background.value
+        _ = await bounded(by: deadline, "background tasks") { await background.value }
         state.withLock { $0.phase = failure == nil ? .stopped : .failed }
         logger.notice("worker stopped", ["records.processed": String(status.processed)])
         if let failure { throw failure }
@@ -327,20 +400,8 @@ public final class Worker: Sendable {
         for await event in consumer.events {
             switch event {
             case .assigned(let partitions):
-                state.withLock {
-                    $0.joined = true
-                    $0.assignment = Array(consumer.assignment)
-                }
                 logger.info("partitions assigned", ["kafka.partitions": partitions.map(\.description).joined(separator: ",")])
             case .revoked(let partitions, let lost):
-                let cleared = state.withLock { s -> [KafkaTopicPartition] in
-                    s.joined = true
-                    s.assignment = Array(consumer.assignment)
-                    let halted = partitions.filter { s.halted[$0] != nil }
-                    for p in partitions { s.halted[p] = nil; s.lag[p] = nil }
-                    return halted
-                }
-                for p in cleared { metrics.halted.labels(p.topic, String(p.partition)).set(0) }
                 logger.info("partitions revoked", ["kafka.partitions": partitions.map(\.description).joined(separator: ","), "kafka.lost": String(lost)])
             case .error(let error):
                 noteError("kafka error", ["error": error.description])
@@ -348,7 +409,37 @@ public final class Worker: Sendable {
         }
     }
 
+    /// Called by the consumer's poll thread inside the rebalance callback, before a revoked partition's
+    /// offsets are committed and before any record of an assigned one is delivered: the worker's view of
+    /// halts, lag and the assignment follows librdkafka's at once (a partition that comes back starts from
+    /// its committed offset, unpaused, and halts again at the same record if it still fails).
+    func rebalanced(_ event: KafkaConsumerEvent) {
+        switch event {
+        case .assigned(let partitions):
+            state.withLock {
+                $0.joined = true
+                $0.assignment = Array(Set($0.assignment).union(partitions))
+            }
+        case .revoked(let partitions, _):
+            let revoked = Set(partitions)
+            let cleared = control.withLock { _ in
+                state.withLock { s -> [KafkaTopicPartition] in
+                    s.joined = true
+                    s.assignment = s.assignment.filter { !revoked.contains($0) }
+                    let halted = partitions.filter { s.halted[$0] != nil }
+                    for p in partitions { s.halted[p] = nil; s.lag[p] = nil }
+                    return halted
+                }
+            }
+            for p in cleared { metrics.halted.labels(p.topic, String(p.partition)).set(0) }
+            for p in partitions { metrics.lag.remove(p.topic, String(p.partition)) }
+        case .error:
+            break
+        }
+    }
+
     func watchLag(_ consumer: KafkaConsumer) async {
+        var reported: Set<KafkaTopicPartition> = []
         while !Task.isCancelled {
             let lag = consumer.lag
             let assignment = consumer.assignment
@@ -357,8 +448,23 @@ public final class Worker: Sendable {
                 $0.assignment = Array(assignment)
             }
             for (tp, value) in lag { metrics.lag.labels(tp.topic, String(tp.partition)).set(Double(value)) }
+            // Gauges follow the assignment: no lag series for a partition this member no longer owns.
+            for tp in reported.subtracting(assignment) { metrics.lag.remove(tp.topic, String(tp.partition)) }
+            reported = Set(lag.keys)
             do { try await Task.sleep(for: .seconds(1)) } catch { return }
         }
+    }
+
+    /// Runs `body` until `deadline`; past it, abandons it (logged) and returns false.
+    func bounded(
+        by deadline: ContinuousClock.Instant, _ what: String, _ body: @escaping @Sendable () async -> Void
+    ) async -> Bool {
+        let finished: Void? = await raceDeadline(deadline) { await body() }
+        if finished == nil {
+            logger.warning("shutdown step abandoned at the deadline", ["step": what, "shutdown.timeout_seconds": String(configuration.shutdownTimeoutSeconds)])
+            return false
+        }
+        return true
     }
 
     /// Records a problem in the log and in `/status`.

@@ -15,6 +15,9 @@ public struct WorkerConfiguration: Sendable {
     public var metrics: MetricsConfiguration
     /// Where audited operator releases of halted offsets are recorded. Default: `switchyard.control`.
     public var controlTopic: String
+    /// The shared secret releases must be signed with (`"controlTopic": {"name": …, "secret": "${file:…}"}`);
+    /// nil: releases are not signed. Never logged.
+    public var controlTopicSecret: String?
     /// How long a SIGTERM may take to drain and commit. Default: 25 s.
     public var shutdownTimeoutSeconds: Double
     /// Largest record value decoded; larger ones fail as `dataCorrupted`. Default: 1 MiB.
@@ -39,6 +42,7 @@ public struct WorkerConfiguration: Sendable {
         self.shutdownTimeoutSeconds = shutdownTimeoutSeconds
         self.maxRecordBytes = maxRecordBytes
         self.kafka = kafka
+        self.controlTopicSecret = nil
     }
 }
 
@@ -173,11 +177,24 @@ extension WorkerConfiguration {
         let metrics = file.metrics ?? ConfigFile.Metrics()
         guard (0...65535).contains(metrics.port ?? 9464) else { throw ConfigurationError(path: "metrics.port", reason: "must be 0…65535") }
         guard (metrics.maxTypeLabels ?? 100) >= 1 else { throw ConfigurationError(path: "metrics.maxTypeLabels", reason: "must be at least 1") }
-        return WorkerConfiguration(
+        var configuration = WorkerConfiguration(
             brokers: file.brokers, groupId: file.groupId, clientId: file.clientId ?? "switchyard", topics: topics,
             metrics: MetricsConfiguration(host: metrics.host ?? "0.0.0.0", port: metrics.port ?? 9464, maxTypeLabels: metrics.maxTypeLabels ?? 100),
             controlTopic: file.controlTopic ?? "switchyard.control", shutdownTimeoutSeconds: file.shutdownTimeoutSeconds ?? 25,
             maxRecordBytes: file.maxRecordBytes ?? (1 << 20), kafka: kafka)
+        // DeliveryGuarantees.swift: kafka properties the guarantees depend on, message.max.bytes.
+        try configuration.validateDeliveryGuarantees()
+        if let secret = file.controlTopicSecret {
+            do {
+                configuration.controlTopicSecret = try resolveSecret(secret, key: "", environment: environment)
+            } catch {
+                throw ConfigurationError(path: "controlTopic.secret", reason: error.reason)
+            }
+            guard configuration.controlTopicSecret?.isEmpty == false else {
+                throw ConfigurationError(path: "controlTopic.secret", reason: "must not be empty")
+            }
+        }
+        return configuration
     }
 
     /// `${NAME}` is the environment variable NAME; `${file:/path}` is the file's content without a
@@ -212,6 +229,8 @@ struct ConfigFile: Decodable {
     var topics: [String: Topic]
     var metrics: Metrics?
     var controlTopic: String?
+    /// `controlTopic` may be an object: `{"name": …, "secret": "${file:…}"}`.
+    var controlTopicSecret: String?
     var shutdownTimeoutSeconds: Double?
     var maxRecordBytes: Int?
     var kafka: [String: String]?
@@ -229,7 +248,13 @@ struct ConfigFile: Decodable {
         clientId = try c.decodeIfPresent(String.self, forKey: .clientId)
         topics = try c.decode([String: Topic].self, forKey: .topics)
         metrics = try c.decodeIfPresent(Metrics.self, forKey: .metrics)
-        controlTopic = try c.decodeIfPresent(String.self, forKey: .controlTopic)
+        if c.contains(.controlTopic), (try? c.decode(String.self, forKey: .controlTopic)) == nil {
+            let control = try c.decode(ControlTopic.self, forKey: .controlTopic)
+            controlTopic = control.name
+            controlTopicSecret = control.secret
+        } else {
+            controlTopic = try c.decodeIfPresent(String.self, forKey: .controlTopic)
+        }
         shutdownTimeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .shutdownTimeoutSeconds)
         maxRecordBytes = try c.decodeIfPresent(Int.self, forKey: .maxRecordBytes)
         kafka = try c.decodeIfPresent([String: String].self, forKey: .kafka)
@@ -256,6 +281,20 @@ struct ConfigFile: Decodable {
             deadLetterTopic = try c.decodeIfPresent(String.self, forKey: .deadLetterTopic)
             republishTo = try c.decodeIfPresent(String.self, forKey: .republishTo)
             republishMode = try c.contains(.republishMode) ? choice(c, .republishMode) : nil
+        }
+    }
+
+    struct ControlTopic: Decodable {
+        var name: String?
+        var secret: String?
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case name, secret }
+
+        init(from decoder: any Decoder) throws {
+            try rejectUnknownKeys(decoder, CodingKeys.self)
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            name = try c.decodeIfPresent(String.self, forKey: .name)
+            secret = try c.decodeIfPresent(String.self, forKey: .secret)
         }
     }
 

@@ -15,6 +15,7 @@ public struct WorkerMetrics: Sendable {
     let tombstones: CounterFamily
     let handlerErrors: CounterFamily
     let releases: CounterFamily
+    let releasesRejected: CounterFamily
     let halted: GaugeFamily
     let lag: GaugeFamily
     let processing: HistogramFamily
@@ -50,6 +51,9 @@ public struct WorkerMetrics: Sendable {
             cappedLabel: "type", cap: cap)
         releases = try registry.counter(
             "switchyard_releases_total", help: "Halted offsets released by an operator.", labels: ["topic"])
+        releasesRejected = try registry.counter(
+            "switchyard_releases_rejected_total", help: "Releases read from the control topic and rejected (unsigned or wrongly signed).",
+            labels: ["reason"])
         halted = try registry.gauge(
             "switchyard_partition_halted", help: "1 while a strict partition is halted at a failing record.", labels: ["topic", "partition"])
         lag = try registry.gauge("switchyard_consumer_lag", help: "Records behind the high watermark.", labels: ["topic", "partition"])

@@ -17,7 +17,12 @@ struct ConsumeCommand: Command {
         ENVIRONMENT:
           SWITCHYARD_BROKERS, SWITCHYARD_GROUP_ID override the file's brokers and groupId.
 
-        EXIT CODES: 0 stopped cleanly; 69 broker unavailable; 70 fatal Kafka error; 78 bad configuration.
+        Properties the delivery guarantees depend on (enable.auto.offset.store, enable.auto.commit,
+        enable.idempotence, acks, isolation.level, auto.offset.reset, group.id, …) cannot be set in the
+        config's kafka map.
+
+        EXIT CODES: 0 stopped cleanly; 69 broker unavailable; 70 fatal Kafka error, or a dead letter or
+                    republish that can never be produced (too large); 78 bad configuration.
         """
 
     var configPath: String

@@ -48,11 +48,17 @@ public final class KafkaConsumer: Sendable {
 
     /// Creates a consumer, subscribes it to ``KafkaConsumerConfiguration/topics`` and starts its poll thread.
     ///
+    /// `rebalanceListener` is called on the poll thread, inside librdkafka's rebalance callback: before any
+    /// record of a newly assigned partition is delivered, and before a revoked partition's stored offsets are
+    /// committed. A rebalance error that drops the assignment is reported as a revocation of every partition
+    /// (`lost: true`). Keep it short; it must not call back into the consumer.
+    ///
     /// - Throws: ``KafkaError/Code/configuration`` for a rejected property or an empty group or topic list.
     ///   Does not contact the cluster (use ``metadata(timeout:)`` to fail fast on unreachable brokers).
     public static func make(
         configuration: KafkaConsumerConfiguration,
-        logger: any KafkaLogger = StandardErrorKafkaLogger()
+        logger: any KafkaLogger = StandardErrorKafkaLogger(),
+        rebalanceListener: (@Sendable (KafkaConsumerEvent) -> Void)? = nil
     ) throws -> KafkaConsumer {
         guard !configuration.groupID.isEmpty else {
             throw KafkaError.configuration(reason: "the consumer needs a group id")
@@ -67,7 +73,7 @@ public final class KafkaConsumer: Sendable {
             of: KafkaConsumerEvent.self,
             bufferingPolicy: .bufferingNewest(1024)
         )
-        let shared = Shared(maxBuffered: configuration.maxBufferedRecords, events: eventsContinuation)
+        let shared = Shared(maxBuffered: configuration.maxBufferedRecords, events: eventsContinuation, listener: rebalanceListener)
         let callbacks = RDKafkaCallbacks(
             logger: logger,
             secrets: configuration.kafka.secretValues,
@@ -102,10 +108,16 @@ public final class KafkaConsumer: Sendable {
                     shared.performSeek(request, client: client)
                 }
                 if shared.state.withLock({ $0.isStopping }) { break }
-                if shared.state.withLock({ $0.isBufferFull }) {
-                    // Backpressure: the reader is behind. librdkafka keeps fetching up to its own queue limits.
-                    usleep(5_000)
-                    continue
+                // Backpressure: while the reader is behind, the assigned partitions are paused inside librdkafka
+                // (not in the reader's view) and polling goes on, so rebalances, errors and the group's
+                // max.poll.interval.ms are still served. They resume once the buffer is half empty.
+                switch shared.state.withLock({ $0.flowControl() }) {
+                case .pause(let partitions):
+                    do { try client.pause(partitions) } catch { shared.events.yield(.error(error as? KafkaError ?? .state(reason: "\(error)"))) }
+                case .resume(let partitions):
+                    do { try client.resume(partitions) } catch { shared.events.yield(.error(error as? KafkaError ?? .state(reason: "\(error)"))) }
+                case .none:
+                    break
                 }
                 switch client.consumerPoll(timeoutMilliseconds: 100) {
                 case .none:
@@ -135,12 +147,19 @@ public final class KafkaConsumer: Sendable {
     /// - Throws: ``KafkaError/Code/state`` when the record's partition is no longer assigned (another member
     ///   will consume the record again; that is at-least-once).
     public func storeOffset(_ record: KafkaRecord) throws {
-        try client.storeOffsets([(record.topicPartition, record.offset + 1)])
+        try storeOffset(record.topicPartition, nextOffset: record.offset + 1)
     }
 
     /// Stores `nextOffset` (the offset of the next record to read) for a partition.
     public func storeOffset(_ partition: KafkaTopicPartition, nextOffset: Int64) throws {
         try client.storeOffsets([(partition, nextOffset)])
+        shared.state.withLock { $0.stored(partition, nextOffset) }
+    }
+
+    /// The offsets stored for the next commit (the next offset to read), per assigned partition: what a
+    /// commit would write. For logs when a commit fails.
+    public var storedOffsets: [KafkaTopicPartition: Int64] {
+        shared.state.withLock { $0.storedOffsets }
     }
 
     /// Commits the stored offsets now and waits for the coordinator's answer (librdkafka also commits them
@@ -290,23 +309,38 @@ public final class KafkaConsumer: Sendable {
     fileprivate final class Shared: Sendable {
         let state: Mutex<StateMachine>
         let events: AsyncStream<KafkaConsumerEvent>.Continuation
+        let listener: (@Sendable (KafkaConsumerEvent) -> Void)?
 
-        init(maxBuffered: Int, events: AsyncStream<KafkaConsumerEvent>.Continuation) {
+        init(
+            maxBuffered: Int, events: AsyncStream<KafkaConsumerEvent>.Continuation,
+            listener: (@Sendable (KafkaConsumerEvent) -> Void)?
+        ) {
             self.state = Mutex(StateMachine(maxBuffered: maxBuffered))
             self.events = events
+            self.listener = listener
         }
 
         func rebalanced(_ rebalance: RDKafkaCallbacks.Rebalance) {
             switch rebalance {
             case .assigned(let partitions):
                 state.withLock { $0.assigned(partitions) }
+                listener?(.assigned(partitions.sorted()))
                 events.yield(.assigned(partitions.sorted()))
             case .revoked(let partitions, let lost):
                 state.withLock { $0.revoked(partitions) }
+                listener?(.revoked(partitions.sorted(), lost: lost))
                 events.yield(.revoked(partitions.sorted(), lost: lost))
             case .failed(let error):
-                state.withLock { $0.revoked(nil) }
+                // librdkafka dropped the whole assignment: a revocation of every partition, as far as the
+                // application is concerned.
+                let dropped = state.withLock { s -> [KafkaTopicPartition] in
+                    let all = s.assignment.sorted()
+                    s.revoked(nil)
+                    return all
+                }
+                listener?(.revoked(dropped, lost: true))
                 events.yield(.error(error))
+                if !dropped.isEmpty { events.yield(.revoked(dropped, lost: true)) }
             }
         }
 
@@ -372,6 +406,9 @@ public final class KafkaConsumer: Sendable {
         private var buffer: RecordQueue = RecordQueue()
         private var waiter: Waiter?
         private var paused: Set<KafkaTopicPartition> = []
+        /// Partitions paused inside librdkafka because the buffer is full (not paused for the reader).
+        private var flowPaused: Set<KafkaTopicPartition> = []
+        private(set) var storedOffsets: [KafkaTopicPartition: Int64] = [:]
         private var heldBack: [KafkaTopicPartition: [KafkaRecord]] = [:]
         private var seekRequests: [SeekRequest] = []
         private(set) var assignment: Set<KafkaTopicPartition> = []
@@ -383,6 +420,33 @@ public final class KafkaConsumer: Sendable {
         }
 
         var isBufferFull: Bool { buffer.count >= maxBuffered }
+
+        enum FlowAction {
+            case pause([KafkaTopicPartition])
+            case resume([KafkaTopicPartition])
+            case none
+        }
+
+        /// What the poll thread does before polling: pause the assigned partitions inside librdkafka while the
+        /// buffer is full, resume them once it is half empty. Partitions the reader paused stay paused.
+        mutating func flowControl() -> FlowAction {
+            if buffer.count >= maxBuffered {
+                let more = assignment.subtracting(flowPaused)
+                guard !more.isEmpty else { return .none }
+                flowPaused.formUnion(more)
+                return .pause(more.sorted())
+            }
+            if !flowPaused.isEmpty && buffer.count <= maxBuffered / 2 {
+                let resumable = flowPaused.intersection(assignment).subtracting(paused)
+                flowPaused = []
+                return resumable.isEmpty ? .none : .resume(resumable.sorted())
+            }
+            return .none
+        }
+
+        mutating func stored(_ partition: KafkaTopicPartition, _ nextOffset: Int64) {
+            if assignment.contains(partition) { storedOffsets[partition] = nextOffset }
+        }
 
         var isStopping: Bool {
             if case .running = lifecycle { return false }
@@ -441,6 +505,8 @@ public final class KafkaConsumer: Sendable {
         mutating func resume(_ partitions: [KafkaTopicPartition]) -> ResumeAction? {
             for partition in partitions {
                 paused.remove(partition)
+                // Resumed inside librdkafka by the caller: no longer paused for backpressure either.
+                flowPaused.remove(partition)
                 for record in heldBack.removeValue(forKey: partition) ?? [] {
                     buffer.append(record)
                 }
@@ -478,6 +544,8 @@ public final class KafkaConsumer: Sendable {
             let revoked = partitions.map(Set.init) ?? assignment
             assignment.subtract(revoked)
             paused.subtract(revoked)
+            flowPaused.subtract(revoked)
+            for partition in revoked { storedOffsets[partition] = nil }
             _ = buffer.removeAll { revoked.contains($0.topicPartition) }
             for partition in revoked {
                 heldBack[partition] = nil

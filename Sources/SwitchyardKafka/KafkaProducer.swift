@@ -13,12 +13,18 @@ public final class KafkaProducer: Sendable {
     private let client: RDKafkaClient
     private let state: Mutex<StateMachine>
     private let configuration: KafkaProducerConfiguration
+    /// The first fatal error librdkafka reported through its error callback: later sends fail with it.
+    private let fatal: FatalErrorBox
 
-    private init(client: RDKafkaClient, configuration: KafkaProducerConfiguration) {
+    private init(client: RDKafkaClient, configuration: KafkaProducerConfiguration, fatal: FatalErrorBox) {
         self.client = client
         self.configuration = configuration
         self.state = Mutex(StateMachine())
+        self.fatal = fatal
     }
+
+    /// The fatal error librdkafka reported, if any: the producer is unusable (idempotence state lost, …).
+    public var fatalError: KafkaError? { fatal.error }
 
     deinit {
         // Without close(): stop the poll thread, which fails what is still pending, then frees the client.
@@ -34,13 +40,23 @@ public final class KafkaProducer: Sendable {
         configuration: KafkaProducerConfiguration = KafkaProducerConfiguration(),
         logger: any KafkaLogger = StandardErrorKafkaLogger()
     ) throws -> KafkaProducer {
-        let callbacks = RDKafkaCallbacks(logger: logger, secrets: configuration.kafka.secretValues)
+        let fatal = FatalErrorBox()
+        // The error callback is served by the poll thread: a fatal error (idempotence) is kept, so every later
+        // send fails at once instead of waiting for a delivery that cannot happen; the others are logged.
+        let callbacks = RDKafkaCallbacks(
+            logger: logger, secrets: configuration.kafka.secretValues,
+            onError: { error in
+                if error.isFatal { fatal.set(error) }
+                logger.log(
+                    level: error.isFatal ? .critical : .warning, message: "producer error",
+                    metadata: ["error": error.description, "kafka.error": error.rdKafkaName ?? ""])
+            })
         let client = try RDKafkaClient.make(
             kind: .producer,
             properties: configuration.rdKafkaProperties,
             callbacks: callbacks
         )
-        let producer = KafkaProducer(client: client, configuration: configuration)
+        let producer = KafkaProducer(client: client, configuration: configuration, fatal: fatal)
         producer.startPollThread()
         return producer
     }
@@ -75,6 +91,7 @@ public final class KafkaProducer: Sendable {
                 // this record, and no record is enqueued after the poll thread stopped serving delivery reports.
                 try state.withLock { state in
                     guard state.isOpen else { throw KafkaError.state(reason: "send after close") }
+                    if let error = fatal.error { throw error }
                     try client.produce(record, box: box)
                 }
             } catch {
@@ -164,5 +181,16 @@ public final class KafkaProducer: Sendable {
                 return .none
             }
         }
+    }
+}
+
+/// The first fatal error of a producer, set from librdkafka's error callback.
+final class FatalErrorBox: Sendable {
+    private let value = Mutex<KafkaError?>(nil)
+
+    var error: KafkaError? { value.withLock { $0 } }
+
+    func set(_ error: KafkaError) {
+        value.withLock { if $0 == nil { $0 = error } }
     }
 }

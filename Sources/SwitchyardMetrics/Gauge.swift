@@ -58,4 +58,8 @@ public final class GaugeFamily: Sendable {
 
     /// The gauge for these label values; see `labels(_:)`.
     public func labels(_ values: [String]) -> Gauge { table.child(values) }
+
+    /// Removes the series with these label values, if any (a gauge about something this process no longer
+    /// owns, like a partition after a rebalance, should disappear rather than keep its last value).
+    public func remove(_ values: String...) { table.remove(values) }
 }

@@ -53,6 +53,11 @@ final class SeriesTable<Child: AnyObject & Sendable>: Sendable {
         }
     }
 
+    /// Removes a series (its capped label value stays admitted).
+    func remove(_ values: [String]) {
+        _ = state.withLock { $0.children.removeValue(forKey: values) }
+    }
+
     /// Every series, sorted by label values so rendering is deterministic.
     func sortedSeries() -> [(labels: [String], child: Child)] {
         let all = state.withLock { state in state.children.map { (labels: $0.key, child: $0.value) } }

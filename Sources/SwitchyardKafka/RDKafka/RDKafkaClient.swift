@@ -551,6 +551,11 @@ private let rebalanceCallback: @convention(c) (
         if let failure {
             callbacks.onRebalance?(.failed(failure))
         } else {
+            // librdkafka keeps a partition's pause flag across revoke and assign: a partition paused by the
+            // application (a halt) or for backpressure would come back paused, and no record would ever arrive.
+            // A newly assigned partition starts resumed, from its committed offset; the application pauses it
+            // again if it needs to.
+            if let partitions { _ = rd_kafka_resume_partitions(rk, partitions) }
             callbacks.onRebalance?(.assigned(list))
         }
     case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:

@@ -1,0 +1,411 @@
+import Foundation
+import Switchyard
+import SwitchyardKafka
+import SwitchyardTestSupport
+import Testing
+
+/// Issue 14: the delivery guarantees under operator error, cancellation, fatal errors and rebalances.
+///
+/// The invariant every test checks in its own way: an offset is never stored past a record unless that
+/// record was handled, or a dead letter of it was acknowledged by the broker in this process's lifetime.
+/// Each test reproduces one item of the issue on the embedded broker over TCP (real `switchyard consume`
+/// processes where the scenario involves a process: release, SIGTERM, exit codes).
+@Suite(.serialized, .timeLimit(.minutes(6)))
+struct DeliveryGuaranteeTests {
+    static let goodPayment = try! Harness.fixture("payment-captured-v2.json")
+    static let badPayment = try! Harness.fixture("fail-missing-id.json")
+    static let goodPost = try! Harness.fixture("post-liked-v2.json")
+
+    // MARK: - Helpers
+
+    /// Writes a worker config file for `harness`; `kafka` is merged over the harness's fast settings.
+    static func writeConfig(
+        _ harness: Harness, topics: [String: [String: String]], kafka: [String: String] = [:], extra: [String: Any] = [:]
+    ) throws -> (path: String, port: Int) {
+        let port = freePort()
+        var config: [String: Any] = [
+            "brokers": harness.broker.bootstrapServers,
+            "groupId": harness.group,
+            "topics": topics,
+            "metrics": ["host": "127.0.0.1", "port": port],
+            "shutdownTimeoutSeconds": 15,
+            "kafka": Harness.fastKafka.merging(kafka) { $1 },
+        ]
+        config.merge(extra) { $1 }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-dg-\(UUID().uuidString).json").path
+        try JSONSerialization.data(withJSONObject: config, options: [.sortedKeys]).write(to: URL(fileURLWithPath: path))
+        return (path, port)
+    }
+
+    /// The worker's `/status` document.
+    static func status(_ port: Int) async -> [String: Any]? {
+        guard let (code, body) = await httpGet(port: port, "/status"), code == 200 else { return nil }
+        return (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any]
+    }
+
+    /// The offset a partition is halted at, from `/status`.
+    static func haltedOffset(_ port: Int, topic: String, partition: Int) async -> Int? {
+        guard let halted = await status(port)?["halted"] as? [[String: Any]] else { return nil }
+        return halted.first { $0["topic"] as? String == topic && $0["partition"] as? Int == partition }?["offset"] as? Int
+    }
+
+    static func metric(_ port: Int, _ line: String) async -> Int? {
+        await ConsumeProcessTests.metric(port, line)
+    }
+
+    /// A release written straight to the control topic, as an old `switchyard release` (or anyone with
+    /// write access) would write it.
+    static func writeRelease(
+        _ harness: Harness, topic: String, partition: Int32, offset: Int64, recordTimestamp: Int64? = nil, reason: String = "tests"
+    ) async throws {
+        var release: [String: Any] = [
+            "action": "release", "group": harness.group, "topic": topic, "partition": Int(partition), "offset": Int(offset),
+            "reason": reason, "operator": "tests", "at": Timestamp(Date()).text,
+        ]
+        if let recordTimestamp { release["recordTimestamp"] = Int(recordTimestamp) }
+        let value = try JSONSerialization.data(withJSONObject: release, options: [.sortedKeys])
+        _ = try await harness.producer.send(KafkaProducerRecord(topic: "switchyard.control", value: [UInt8](value)))
+    }
+
+    /// The dead letters of `topic` (from its beginning to its current end).
+    static func deadLetters(_ harness: Harness, _ topic: String) async throws -> [KafkaRecord] {
+        let kafka = KafkaConfiguration(bootstrapServers: [harness.broker.bootstrapServers], clientID: "verify", properties: Harness.fastKafka, logLevel: .error)
+        let tp = KafkaTopicPartition(topic: topic, partition: 0)
+        let marks = try await KafkaConsumer.watermarks([tp], kafka: kafka)
+        let count = Int((marks[tp]?.high ?? 0) - (marks[tp]?.low ?? 0))
+        return try await harness.readAll(topic, count: count)
+    }
+
+    static func originalOffset(_ record: KafkaRecord) -> String? {
+        WorkerTests.header(record, DeadLetterHeaders.originalOffset)
+    }
+
+    // MARK: - 4. The kafka map cannot turn off the guarantees
+
+    @Test func kafkaPropertiesTheGuaranteesDependOnAreRefusedWithExit78() async throws {
+        let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1])
+        let refused: [(String, String)] = [
+            ("enable.auto.offset.store", "true"), ("enable.auto.commit", "false"), ("enable.idempotence", "false"),
+            ("acks", "1"), ("isolation.level", "read_uncommitted"), ("auto.offset.reset", "latest"),
+        ]
+        // All at once: on a build that accepts them, each process would consume instead of exiting.
+        var processes: [(key: String, process: ChildProcess)] = []
+        for (key, value) in refused {
+            let (config, _) = try Self.writeConfig(harness, topics: ["feeds": ["catalog": "feeds"]], kafka: [key: value])
+            processes.append((key, try ChildProcess(["consume", "--config", config])))
+        }
+        for (key, process) in processes {
+            let status: Int32
+            do {
+                status = try await process.waitForExit(within: .seconds(20))
+            } catch {
+                Issue.record("kafka[\"\(key)\"] was accepted: the worker ran instead of exiting 78")
+                continue
+            }
+            #expect(status == 78, "kafka[\"\(key)\"]")
+            #expect(process.stderr.contains("kafka[\"\(key)\"]"), "the message names the key: \(process.stderr.suffix(400))")
+        }
+        // The library refuses them too, before connecting.
+        var config = harness.configuration(["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")])
+        config.kafka["enable.auto.offset.store"] = "true"
+        let worker = try Worker(configuration: config, logger: Logger(handler: InMemoryLogHandler()))
+        await #expect(throws: WorkerError.self) { try await withDeadline(.seconds(20), "run") { try await worker.run() } }
+    }
+
+    // MARK: - 2. Cancelling run()
+
+    @Test func cancellingRunStoresNothingPastARecordWhoseOutcomeIsNotDurable() async throws {
+        let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1])
+        let tp = KafkaTopicPartition(topic: "feeds", partition: 0)
+        for i in 0..<5 { try await harness.produce("feeds", partition: 0, value: Self.goodPost, key: "k-\(i)") }
+        // k-0's handler fails until the test ends: its outcome is never durable.
+        var handlers = EventHandlers()
+        handlers.on(PostLiked.self) { _, context in
+            if context.key == Array("k-0".utf8) { throw TestFailure("downstream unavailable") }
+        }
+        let worker = try RunningWorker(harness.configuration(["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")]), handlers: handlers)
+        try await eventually(.seconds(60), "k-0 retried") {
+            worker.counter("switchyard_handler_errors_total", ["topic": "feeds", "type": "post.liked"]) >= 2
+        }
+        worker.task.cancel()
+        _ = try? await withDeadline(.seconds(30), "run() returns after cancellation") { [task = worker.task] in try await task.value }
+        let committed = try await harness.committed([tp])
+        #expect((committed[tp] ?? 0) == 0, "committed \(committed[tp] ?? -1): past k-0, whose handler never succeeded")
+        #expect(worker.counter("switchyard_events_decoded_total", ["topic": "feeds", "type": "post.liked"]) <= 1, "nothing after k-0 was handled")
+    }
+
+    // MARK: - 1. A release is bound to the halted record
+
+    @Test func releaseAppliesOnlyToTheHaltedRecordAndNeverSkipsOneThatWasNotDeadLettered() async throws {
+        let harness = try Harness(topics: ["payments": 1, "payments.dlq": 1, "switchyard.control": 1])
+        let p0 = KafkaTopicPartition(topic: "payments", partition: 0)
+        try await harness.produce("payments", partition: 0, value: Self.goodPayment)  // 0
+        try await harness.produce("payments", partition: 0, value: Self.badPayment)  // 1: halts
+        try await harness.produce("payments", partition: 0, value: Self.goodPayment)  // 2
+        try await harness.produce("payments", partition: 0, value: Self.badPayment)  // 3: must halt too
+        try await harness.produce("payments", partition: 0, value: Self.goodPayment)  // 4
+        let (config, port) = try Self.writeConfig(harness, topics: ["payments": ["catalog": "payments"]])
+        let worker = try ChildProcess(["consume", "--config", config])
+        defer { if worker.isRunning { worker.signal(SIGKILL) } }
+        try await eventually(.seconds(60), "halted at 1") { await Self.haltedOffset(port, topic: "payments", partition: 0) == 1 }
+
+        // A typo: the CLI reads the DLQ, finds no dead letter of offset 3, refuses and says what it found.
+        let typo = try ChildProcess(["release", "--config", config, "--topic", "payments", "--partition", "0", "--offset", "3", "--reason", "typo"])
+        let typoStatus = try await typo.waitForExit(within: .seconds(60))
+        #expect(typoStatus == 1, "a release of an offset that is not halted is refused: \(typo.stdout) \(typo.stderr)")
+        #expect(typo.stderr.contains("@1"), "names the halt it found: \(typo.stderr)")
+        // Through /status: the same refusal, naming the halted offset.
+        let typo2 = try ChildProcess([
+            "release", "--config", config, "--status", "http://127.0.0.1:\(port)/status", "--topic", "payments", "--partition", "0",
+            "--offset", "3", "--reason", "typo",
+        ])
+        #expect(try await typo2.waitForExit(within: .seconds(60)) == 1)
+        #expect(typo2.stderr.contains("halted at 1"), "\(typo2.stderr)")
+
+        // Someone writes a release of offset 3 straight to the control topic anyway (an old CLI, a script).
+        try await Self.writeRelease(harness, topic: "payments", partition: 0, offset: 3, reason: "forged")
+        try await Task.sleep(for: .seconds(2))
+
+        // The right release: offset 1, through /status.
+        let release = try ChildProcess([
+            "release", "--config", config, "--status", "http://127.0.0.1:\(port)/status", "--topic", "payments", "--partition", "0",
+            "--offset", "1", "--reason", "known bad record", "--operator", "oncall",
+        ])
+        #expect(try await release.waitForExit(within: .seconds(60)) == 0, "\(release.stderr)")
+
+        // Record 3 fails too: it is dead-lettered and halts; the release of offset 3 never skipped it.
+        try await eventually(.seconds(60), "halted at 3") { await Self.haltedOffset(port, topic: "payments", partition: 0) == 3 }
+        let dead = try await Self.deadLetters(harness, "payments.dlq")
+        #expect(dead.contains { Self.originalOffset($0) == "3" }, "record 3 dead-lettered before anything could skip it")
+        worker.signal(SIGTERM)
+        #expect(try await worker.waitForExit(within: .seconds(30)) == 0)
+        #expect(try await harness.committed([p0])[p0] == 3, "committed up to the halted record, not past it")
+    }
+
+    // MARK: - 6. A release that arrives while the record is being dead-lettered
+
+    @Test func releaseArrivingWhileTheRecordIsBeingDeadLetteredWaitsForItsHalt() async throws {
+        let harness = try Harness(topics: ["payments": 1, "payments.dlq": 1, "switchyard.control": 1])
+        let p0 = KafkaTopicPartition(topic: "payments", partition: 0)
+        let timestamp: Int64 = 1_767_225_600_000
+        _ = try await harness.producer.send(
+            KafkaProducerRecord(topic: "payments", partition: 0, value: Self.badPayment, timestampMilliseconds: timestamp))
+        try await harness.produce("payments", partition: 0, value: Self.goodPayment)
+        // The dead letter waits: its partition has no leader until the release was read.
+        try harness.broker.setPartitionLeader(topic: "payments.dlq", partition: 0, broker: -1)
+        let worker = try RunningWorker(harness.configuration(["payments": TopicConfiguration(catalog: .payments, deadLetterTopic: "payments.dlq")]))
+        try await eventually(.seconds(60), "the bad record read") { worker.counter("switchyard_records_total", ["topic": "payments"]) >= 1 }
+        try await Self.writeRelease(harness, topic: "payments", partition: 0, offset: 0, recordTimestamp: timestamp)
+        try await eventually(.seconds(60), "the release read") { worker.logs.entries.contains { $0.metadata["release.operator"] == "tests" } }
+        #expect(worker.counter("switchyard_dead_letters_total", ["topic": "payments", "kind": "keyNotFound"]) == 0, "still dead-lettering")
+        try harness.broker.setPartitionLeader(topic: "payments.dlq", partition: 0, broker: 1)
+        try await eventually(.seconds(60), "released after its dead letter, the next record handled") {
+            worker.counter("switchyard_events_decoded_total", ["topic": "payments", "type": "payment.captured"]) == 1
+        }
+        #expect(worker.worker.status.halted[p0] == nil)
+        #expect(worker.counter("switchyard_dead_letters_total", ["topic": "payments", "kind": "keyNotFound"]) == 1)
+        #expect(worker.counter("switchyard_releases_total", ["topic": "payments"]) == 1)
+        try await worker.stop()
+        #expect(try await harness.committed([p0])[p0] == 2)
+    }
+
+    // MARK: - 5. A halt survives revoke and reassign
+
+    @Test(arguments: ["range", "cooperative-sticky"])
+    func haltedPartitionComesBackHaltedAfterARebalance(assignor: String) async throws {
+        let harness = try Harness(topics: ["payments": 2, "payments.dlq": 1, "switchyard.control": 1])
+        let p0 = KafkaTopicPartition(topic: "payments", partition: 0)
+        let timestamp: Int64 = 1_767_225_600_000
+        try await harness.produce("payments", partition: 0, value: Self.goodPayment)
+        _ = try await harness.producer.send(
+            KafkaProducerRecord(topic: "payments", partition: 0, value: Self.badPayment, timestampMilliseconds: timestamp))
+        try await harness.produce("payments", partition: 0, value: Self.goodPayment)
+        var config = harness.configuration(["payments": TopicConfiguration(catalog: .payments, deadLetterTopic: "payments.dlq")])
+        config.kafka["partition.assignment.strategy"] = assignor
+        let a = try RunningWorker(config)
+        try await eventually(.seconds(60), "A halted at 1") { a.worker.status.halted[p0]?.offset == 1 }
+        // B joins, then leaves: p0 is revoked from A at least once (eager) and comes back.
+        let b = try RunningWorker(config)
+        try await eventually(.seconds(60), "B has partitions") { !b.worker.status.assignment.isEmpty }
+        try await b.stop()
+        try await eventually(.seconds(60), "A owns both again") { a.worker.status.assignment.count == 2 }
+        // Whatever happened in between, A and librdkafka agree: p0 is halted at the same record.
+        try await eventually(.seconds(60), "A halted at 1 again") { a.worker.status.halted[p0]?.offset == 1 }
+        #expect(a.metrics.gauge("switchyard_partition_halted", ["topic": "payments", "partition": "0"]) == 1)
+        // And a release moves it on.
+        try await Self.writeRelease(harness, topic: "payments", partition: 0, offset: 1, recordTimestamp: timestamp)
+        try await eventually(.seconds(60), "released: the record after it handled") {
+            guard a.worker.status.halted[p0] == nil else { return false }
+            return try await harness.committed([p0])[p0] == 3
+        }
+        try await a.stop()
+    }
+
+    // MARK: - 7. Permanent produce errors end the worker
+
+    @Test func permanentDeadLetterErrorEndsTheWorkerWith70AndCertainOnesAreRefusedAt78() async throws {
+        let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1])
+        let tp = KafkaTopicPartition(topic: "feeds", partition: 0)
+        // Refused at start: a record of maxRecordBytes plus the dead-letter headers cannot be produced.
+        let (certain, _) = try Self.writeConfig(harness, topics: ["feeds": ["catalog": "feeds"]], kafka: ["message.max.bytes": "500000"])
+        let refused = try ChildProcess(["consume", "--config", certain])
+        // At run time: a record larger than message.max.bytes (too large to decode, so dead-lettered whole).
+        try await harness.produce("feeds", partition: 0, value: Array(repeating: UInt8(ascii: "x"), count: 500_000))
+        try await harness.produce("feeds", partition: 0, value: Self.goodPost)
+        let (config, _) = try Self.writeConfig(
+            harness, topics: ["feeds": ["catalog": "feeds"]], kafka: ["message.max.bytes": "300000"], extra: ["maxRecordBytes": 200_000])
+        let worker = try ChildProcess(["consume", "--config", config])
+        defer { if worker.isRunning { worker.signal(SIGKILL) } }
+
+        let refusedStatus = try? await refused.waitForExit(within: .seconds(20))
+        if refusedStatus == nil { refused.signal(SIGKILL) }
+        #expect(refusedStatus == 78, "maxRecordBytes + header room > message.max.bytes is refused")
+        #expect(refused.stderr.contains("message.max.bytes"), "\(refused.stderr.suffix(400))")
+
+        let status = try? await worker.waitForExit(within: .seconds(40))
+        #expect(status == 70, "a permanent dead-letter error ends the worker")
+        #expect(worker.stderr.contains("message.max.bytes"), "the log says what to fix: \(worker.stderr.suffix(600))")
+        #expect((try await harness.committed([tp])[tp] ?? 0) == 0, "nothing committed past the record")
+    }
+
+    // MARK: - 9. Shutdown is bounded
+
+    @Test func sigtermEndsWithinTheShutdownTimeoutWithASendInFlight() async throws {
+        let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1, "feeds.out": 1])
+        let tp = KafkaTopicPartition(topic: "feeds", partition: 0)
+        for i in 0..<3 { try await harness.produce("feeds", partition: 0, value: Self.goodPost, key: "k-\(i)") }
+        // Republishing waits forever for a leader (message.timeout.ms is 300 s).
+        try harness.broker.setPartitionLeader(topic: "feeds.out", partition: 0, broker: -1)
+        let (config, port) = try Self.writeConfig(
+            harness, topics: ["feeds": ["catalog": "feeds", "republishTo": "feeds.out"]], extra: ["shutdownTimeoutSeconds": 3])
+        let worker = try ChildProcess(["consume", "--config", config])
+        defer { if worker.isRunning { worker.signal(SIGKILL) } }
+        try await eventually(.seconds(60), "the first record read") {
+            (await Self.metric(port, #"switchyard_records_total{topic="feeds"}"#) ?? 0) >= 1
+        }
+        try await Task.sleep(for: .seconds(1))
+        let start = ContinuousClock.now
+        worker.signal(SIGTERM)
+        let status = try? await worker.waitForExit(within: .seconds(15))
+        let took = ContinuousClock.now - start
+        #expect(status != nil, "SIGTERM did not end the worker within 15 s (shutdownTimeoutSeconds 3)")
+        #expect(took < .seconds(9), "took \(took)")
+        #expect((try await harness.committed([tp])[tp] ?? 0) == 0, "the record in flight is not committed")
+    }
+
+    // MARK: - 8. Back-pressure keeps serving the group
+
+    @Test func backPressureKeepsPollingAndTheMemberStaysInItsGroup() async throws {
+        let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1])
+        let tp = KafkaTopicPartition(topic: "feeds", partition: 0)
+        let count = 1_500
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<count {
+                group.addTask { try await harness.produce("feeds", partition: 0, value: Self.goodPost, key: "k-\(i)") }
+            }
+            try await group.waitForAll()
+        }
+        // The first handler takes longer than max.poll.interval.ms while the buffer fills up.
+        var handlers = EventHandlers()
+        handlers.on(PostLiked.self) { _, context in
+            if context.key == Array("k-0".utf8) { try await Task.sleep(for: .seconds(12)) }
+        }
+        var config = harness.configuration(["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")])
+        config.kafka["max.poll.interval.ms"] = "7000"
+        let worker = try RunningWorker(config, handlers: handlers, kafkaLogLevel: .warning)
+        try await eventually(.seconds(90), "all handled") { worker.counter("switchyard_records_total", ["topic": "feeds"]) == Int64(count) }
+        try await worker.stop()
+        let revoked = worker.logs.entries.filter { $0.message == "partitions revoked" && $0.metadata["kafka.lost"] == "true" }
+        #expect(revoked.isEmpty, "the member was dropped from its group while the reader was busy")
+        // librdkafka: "Application maximum poll interval (7000ms) exceeded by …" ([_MAX_POLL_EXCEEDED]).
+        let pollExceeded = worker.logs.entries.filter {
+            ($0.metadata["error"] ?? "").contains("MAX_POLL") || ($0.metadata["kafka.log"] ?? "").contains("maximum poll interval")
+        }
+        #expect(pollExceeded.isEmpty, "\(pollExceeded.map(\.metadata))")
+        #expect(try await harness.committed([tp])[tp] == Int64(count))
+    }
+
+    // MARK: - 10. Gauges follow the assignment
+
+    @Test func lagAndHaltedGaugesFollowTheAssignment() async throws {
+        let harness = try Harness(topics: ["payments": 2, "payments.dlq": 1, "switchyard.control": 1])
+        // Both partitions halt at their first record, with records behind it: lag on both.
+        for p in Int32(0)..<2 {
+            try await harness.produce("payments", partition: p, value: Self.badPayment)
+            for _ in 0..<5 { try await harness.produce("payments", partition: p, value: Self.goodPayment) }
+        }
+        let config = harness.configuration(["payments": TopicConfiguration(catalog: .payments, deadLetterTopic: "payments.dlq")])
+        let a = try RunningWorker(config)
+        func gauge(_ name: String, _ p: Int32) -> Double { a.metrics.gauge(name, ["topic": "payments", "partition": String(p)]) ?? 0 }
+        try await eventually(.seconds(60), "A halted on both with lag") {
+            a.worker.status.halted.count == 2 && gauge("switchyard_consumer_lag", 0) > 0 && gauge("switchyard_consumer_lag", 1) > 0
+        }
+        let b = try RunningWorker(config)
+        try await eventually(.seconds(60), "one partition each") {
+            a.worker.status.assignment.count == 1 && b.worker.status.assignment.count == 1
+        }
+        let lost = try #require(Set([Int32(0), 1]).subtracting(a.worker.status.assignment.map(\.partition)).first)
+        try await Task.sleep(for: .seconds(3))  // several statistics intervals
+        #expect(gauge("switchyard_consumer_lag", lost) == 0, "A reports lag for a partition it no longer owns")
+        #expect(gauge("switchyard_partition_halted", lost) == 0, "A reports a halt of a partition it no longer owns")
+        #expect(a.worker.status.lag[KafkaTopicPartition(topic: "payments", partition: lost)] == nil)
+        try await b.stop()
+        try await a.stop()
+    }
+
+    // MARK: - 3. Signed releases
+
+    @Test func withASharedSecretOnlySignedReleasesApply() async throws {
+        // RFC 4231, test case 2.
+        #expect(ReleaseSigning.hex(ReleaseSigning.hmacSHA256(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8)))
+            == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        let harness = try Harness(topics: ["payments": 1, "payments.dlq": 1, "switchyard.control": 1])
+        let p0 = KafkaTopicPartition(topic: "payments", partition: 0)
+        try await harness.produce("payments", partition: 0, value: Self.goodPayment)  // 0
+        try await harness.produce("payments", partition: 0, value: Self.badPayment)  // 1: halts
+        try await harness.produce("payments", partition: 0, value: Self.goodPayment)  // 2
+        let secretFile = FileManager.default.temporaryDirectory.appendingPathComponent("release-secret-\(UUID().uuidString)").path
+        try Data("s3cret-for-releases\n".utf8).write(to: URL(fileURLWithPath: secretFile))
+        let (config, port) = try Self.writeConfig(
+            harness, topics: ["payments": ["catalog": "payments"]],
+            extra: ["controlTopic": ["name": "switchyard.control", "secret": "${file:\(secretFile)}"]])
+        let worker = try ChildProcess(["consume", "--config", config])
+        defer { if worker.isRunning { worker.signal(SIGKILL) } }
+        try await eventually(.seconds(60), "halted at 1") { await Self.haltedOffset(port, topic: "payments", partition: 0) == 1 }
+        let timestamp = Int64(try #require(await Self.status(port)?["halted"] as? [[String: Any]]).first?["timestamp"] as? Int ?? 0)
+
+        // Unsigned, signed with another secret, and signed then altered (another operator's name): all rejected.
+        try await Self.writeRelease(harness, topic: "payments", partition: 0, offset: 1, recordTimestamp: timestamp)
+        var forged = ReleaseRequest(
+            group: harness.group, topic: "payments", partition: 0, offset: 1, reason: "forged", operator: "mallory", recordTimestamp: timestamp)
+        forged.signature = ReleaseSigning.signature(of: forged, secret: "guessed")
+        _ = try await harness.producer.send(KafkaProducerRecord(topic: "switchyard.control", value: try CanonicalJSONEncoder().encode(forged)))
+        var altered = ReleaseRequest(
+            group: harness.group, topic: "payments", partition: 0, offset: 1, reason: "ok", operator: "alice", recordTimestamp: timestamp)
+        altered.signature = ReleaseSigning.signature(of: altered, secret: "s3cret-for-releases")
+        altered.operator = "mallory"
+        _ = try await harness.producer.send(KafkaProducerRecord(topic: "switchyard.control", value: try CanonicalJSONEncoder().encode(altered)))
+        try await eventually(.seconds(60), "three rejections counted") {
+            let unsigned = await Self.metric(port, #"switchyard_releases_rejected_total{reason="unsigned"}"#) ?? 0
+            let bad = await Self.metric(port, #"switchyard_releases_rejected_total{reason="bad_signature"}"#) ?? 0
+            return unsigned == 1 && bad == 2
+        }
+        #expect(await Self.haltedOffset(port, topic: "payments", partition: 0) == 1, "no rejected release was applied")
+        #expect(worker.stderr.contains(#""msg":"release rejected""#))
+        #expect(!worker.stderr.contains("s3cret-for-releases"), "the secret is never logged")
+
+        // The CLI signs with the config's secret: applied.
+        let release = try ChildProcess([
+            "release", "--config", config, "--status", "http://127.0.0.1:\(port)/status", "--topic", "payments", "--partition", "0",
+            "--offset", "1", "--reason", "known bad record", "--operator", "alice",
+        ])
+        #expect(try await release.waitForExit(within: .seconds(60)) == 0, "\(release.stderr)")
+        try await eventually(.seconds(60), "released: the record after it handled") {
+            await Self.metric(port, #"switchyard_events_decoded_total{topic="payments",type="payment.captured"}"#) == 2
+        }
+        #expect(await Self.haltedOffset(port, topic: "payments", partition: 0) == nil)
+        worker.signal(SIGTERM)
+        #expect(try await worker.waitForExit(within: .seconds(30)) == 0)
+        #expect(try await harness.committed([p0])[p0] == 3)
+    }
+}
