@@ -64,7 +64,7 @@ let package = Package(
         /// The pipeline: decoding a record under a topic policy, replay.
         .target(name: "Switchyard", dependencies: ["SwitchyardJSON", "SwitchyardCatalog", "SwitchyardKafka", "SwitchyardMetrics", "SwitchyardHTTP", "CZlib"]),
         /// Subcommands; the executable only calls into it.
-        .target(name: "SwitchyardCLI", dependencies: ["Switchyard", "SwitchyardKafka", "SwitchyardHTTP", "SwitchyardCatalog"]),
+        .target(name: "SwitchyardCLI", dependencies: ["Switchyard", "SwitchyardKafka", "SwitchyardHTTP", "SwitchyardCatalog", "SwitchyardCodegenCore"]),
         .executableTarget(name: "switchyard", dependencies: ["SwitchyardCLI", "SwitchyardCatalog"]),
         /// An example of the library API: handlers per event type on the worker's runtime.
         .executableTarget(name: "payments-ledger", dependencies: ["Switchyard", "SwitchyardCatalog"], path: "Examples/PaymentsLedger"),

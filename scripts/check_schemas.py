@@ -64,8 +64,12 @@ def load(path):
 
 
 def schema_files():
+    """The shipped schemas; Schemas/baseline/ (the last release, for `switchyard schema check`) repeats
+    their $ids, so it is not part of the registry."""
     out = []
-    for d, _, files in os.walk(SCHEMAS):
+    for d, dirs, files in os.walk(SCHEMAS):
+        if d == SCHEMAS and "baseline" in dirs:
+            dirs.remove("baseline")
         out += [os.path.join(d, f) for f in files if f.endswith(".json")]
     return sorted(out)
 

@@ -6,6 +6,10 @@
 #   3. every golden (canonical) encoding validates against its topic schema
 #   4. scripts/check_schemas.py: failing fixtures are rejected for the expected kind and path, the
 #      manifest, fixture shapes, golden byte rules, and Schemas/asyncapi.yaml
+#   5. `switchyard schema check Schemas/baseline Schemas`: the shipped schemas against the last
+#      release's (Schemas/baseline/) are compatible in both directions, or each breaking change is
+#      acknowledged (--allow POINTER --reason TEXT) here. Needs the built binary (.build/debug/switchyard,
+#      or $SWITCHYARD_BIN). At a release, copy Schemas/*.json and its event folders into Schemas/baseline/.
 # Offline: the schemas' $ids are https://switchyard.dev/... and nothing may be fetched, so the
 # schemas are validated from a copy whose $ids are file:// URIs (relative $refs then resolve to the
 # files), and any HTTP(S) request is sent to a dead proxy so that it fails instead of leaving.
@@ -90,6 +94,18 @@ if [[ $result =~ ^RESULT\ passed=([0-9]+)\ failed=([0-9]+)$ ]]; then
 else
     cat "$work/py" >&2
     fail "check_schemas.py did not finish (exit $rc)"
+fi
+
+# 5. schema evolution against the last release
+bin=${SWITCHYARD_BIN:-.build/debug/switchyard}
+if [ ! -x "$bin" ]; then
+    fail "schema check: $bin is missing (swift build first)"
+elif "$bin" schema check Schemas/baseline Schemas >"$work/schema" 2>&1; then
+    pass
+    echo "ok   schema check Schemas/baseline Schemas: $(tail -n 1 "$work/schema")"
+else
+    fail "schema check Schemas/baseline Schemas (exit $?)"
+    sed 's/^/    /' "$work/schema" >&2
 fi
 
 echo "contract: $passed passed, $failed failed"

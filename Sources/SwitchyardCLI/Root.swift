@@ -9,6 +9,7 @@ public enum Root {
         ReplayCommand.self,
         DLQCommand.self,
         ReleaseCommand.self,
+        SchemaCommand.self,
         DemoCommand.self,
         BrokerCommand.self,
         VersionCommand.self,

@@ -227,6 +227,8 @@ public struct SchemaEvidence: Sendable {
             switch change.kind {
             case .eventRemoved, .tagRenamed:
                 hit = tag != nil && tag == change.oldTag
+            case .eventAdded:
+                hit = tag != nil && tag == change.event
             case .policyChanged:
                 if case .unknownType = outcome { hit = true } else { hit = false }
             default:
@@ -252,6 +254,8 @@ public struct SchemaEvidence: Sendable {
             return "\(n) of \(of) records lack `\(path)`, which is now required"
         case .eventRemoved, .tagRenamed:
             return "\(n) of \(of) records are tagged '\(change.oldTag ?? "")'"
+        case .eventAdded:
+            return "\(n) of \(of) records already carry '\(change.event ?? "")'"
         case .policyChanged:
             return "\(n) of \(of) records carry an event type the catalog does not list"
         default:

@@ -148,8 +148,7 @@ public struct SchemaChange: Sendable, Equatable {
         switch (backward.isBreaking, forward.isBreaking) {
         case (false, false): nil
         case (false, true): "consumers before producers: \(forward.reason)"
-        case (true, false):
-            "producers before consumers, and only once no old record remains to be read (retention, replays, redrives): \(backward.reason)"
+        case (true, false): "producers before consumers, and only once no old record remains to be read (retention, replays, redrives)"
         case (true, true): "none is safe: old and new records each fail on the other build; add a new member or event type instead"
         }
     }
