@@ -1,5 +1,6 @@
 import Foundation
 import Switchyard
+import SwitchyardCatalog
 import SwitchyardKafka
 import SwitchyardTestSupport
 import Testing
