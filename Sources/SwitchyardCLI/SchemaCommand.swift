@@ -221,7 +221,7 @@ enum SchemaSource {
                 throw CommandError(.dataError, "\(path): cannot list the directory: \(error.localizedDescription)")
             }
         case .git:
-            let names = try Git.run(["ls-tree", "--name-only", gitObject("")], what: label)
+            let names = try Git.run(["ls-tree", "--full-tree", "--name-only", gitObject("")], what: label)
             return String(decoding: names, as: UTF8.self).split(separator: "\n").map(String.init).sorted()
         }
     }
