@@ -28,8 +28,7 @@ public struct CatalogRegistry: Sendable {
 
     /// The nearest name to a misspelt one, if one is close.
     public func suggestion(for name: String) -> String? {
-        guard let nearest = names.min(by: { editDistance($0, name) < editDistance($1, name) }) else { return nil }
-        return editDistance(nearest, name) <= max(2, name.count / 3) ? nearest : nil
+        nearestName(to: name, among: names)
     }
 
     /// "unknown catalog 'paymnts'; did you mean 'payments'? (this binary has: payments, feeds)".

@@ -336,12 +336,18 @@ private func rejectUnknownKeys<Keys: CodingKey & CaseIterable>(_ decoder: any De
     let path = CodingPathRenderer.render(decoder.codingPath + [JSONKey(stringValue: key)])
     var reason = "unknown key"
     let names = Keys.allCases.map(\.stringValue)
-    if let nearest = names.min(by: { editDistance($0, key) < editDistance($1, key) }), editDistance(nearest, key) <= max(2, key.count / 3) {
+    if let nearest = nearestName(to: key, among: names) {
         reason += "; did you mean '\(nearest)'?"
     } else {
         reason += "; expected one of: \(names.joined(separator: ", "))"
     }
     throw ConfigurationError(path: path, reason: reason)
+}
+
+/// The name of `names` nearest to a misspelt `name`, if one is close enough to suggest.
+func nearestName(to name: String, among names: [String]) -> String? {
+    guard let nearest = names.min(by: { editDistance($0, name) < editDistance($1, name) }) else { return nil }
+    return editDistance(nearest, name) <= max(2, name.count / 3) ? nearest : nil
 }
 
 /// Levenshtein distance, for "did you mean".

@@ -313,7 +313,7 @@ struct SwiftEmitter {
     }
 
     /// The statement that writes `value` of `type`.
-    static func writer(_ type: FieldType, _ value: String, inline: Bool) -> String {
+    static func writer(_ type: FieldType, _ value: String) -> String {
         switch type {
         case .string: "writer.string(\(value))"
         case .integer: "writer.int(\(value))"
@@ -323,7 +323,7 @@ struct SwiftEmitter {
         case .object, .custom: "writer.value(\(value))"
         case .openEnum: "writer.string(\(value).$rawValue)"
         case .array(.string): "writer.strings(\(value))"
-        case .array(let element): "writer.array(\(value)) { writer, element in \(writer(element, "element", inline: false)) }"
+        case .array(let element): "writer.array(\(value)) { writer, element in \(writer(element, "element")) }"
         }
     }
 
@@ -334,7 +334,7 @@ struct SwiftEmitter {
             line("if let \(m.swiftName) = _\(m.swiftName).value {")
             indent += 1
             line(key)
-            line(Self.writer(m.type, m.swiftName, inline: true))
+            line(Self.writer(m.type, m.swiftName))
             indent -= 1
             line("} else if _\(m.swiftName).isNull {")
             indent += 1
@@ -344,7 +344,7 @@ struct SwiftEmitter {
             line("}")
         default:
             line(key)
-            line(Self.writer(m.type, m.isInlineString ? "_\(m.swiftName)" : m.swiftName, inline: true))
+            line(Self.writer(m.type, m.isInlineString ? "_\(m.swiftName)" : m.swiftName))
         }
     }
 

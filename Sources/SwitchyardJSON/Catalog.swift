@@ -117,18 +117,6 @@ public final class RecordDecoder {
     @inlinable public func decode(_ value: UnsafeRawBufferPointer) -> DecodedRecord {
         body(value)
     }
-
-    /// The outcome as a record; consumed, so that the event moves into the record without a copy.
-    @inlinable @inline(__always) public static func record<C>(_ outcome: consuming DecodeOutcome<C>, _ unknownFields: Int, knownType: String?) -> DecodedRecord {
-        switch consume outcome {
-        case .decoded(let event):
-            return DecodedRecord(outcome: .decoded(type: knownType ?? event.type), unknownFields: unknownFields, event: event)
-        case .unknown(let event, let type):
-            return DecodedRecord(outcome: .unknown(type: type), unknownFields: 0, event: event)
-        case .failed(let failure):
-            return DecodedRecord(outcome: .failed(failure), unknownFields: 0, event: nil)
-        }
-    }
 }
 
 extension EventCatalog {

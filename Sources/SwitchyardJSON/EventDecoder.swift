@@ -115,7 +115,19 @@ public struct EventDecoder<Catalog: EventCatalog> {
             return DecodedRecord(outcome: .decoded(type: knownType), unknownFields: fast.unknownFieldCount, event: fast.value)
         }
         let (outcome, unknownFields) = decodeGeneral(bytes)
-        return RecordDecoder.record(outcome, unknownFields, knownType: _lastKnownType)
+        return Self.record(outcome, unknownFields, knownType: _lastKnownType)
+    }
+
+    /// The outcome as a record; consumed, so that the event moves into the record without a copy.
+    @inlinable @inline(__always) static func record<C>(_ outcome: consuming DecodeOutcome<C>, _ unknownFields: Int, knownType: String?) -> DecodedRecord {
+        switch consume outcome {
+        case .decoded(let event):
+            return DecodedRecord(outcome: .decoded(type: knownType ?? event.type), unknownFields: unknownFields, event: event)
+        case .unknown(let event, let type):
+            return DecodedRecord(outcome: .unknown(type: type), unknownFields: 0, event: event)
+        case .failed(let failure):
+            return DecodedRecord(outcome: .failed(failure), unknownFields: 0, event: nil)
+        }
     }
 
     /// The general path: every record the fast path leaves, and every failure's diagnosis.

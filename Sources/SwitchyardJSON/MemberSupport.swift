@@ -201,7 +201,7 @@ extension JSONCursor {
 
 extension CanonicalWriter {
     @inlinable public mutating func bool(_ value: Bool) {
-        if value { append(Array("true".utf8)) } else { append(Array("false".utf8)) }
+        literal(value ? "true" : "false")
     }
 
     /// A number, as ``CanonicalJSONEncoder`` writes it (`1.5`, `2`, `1e+20`).
@@ -212,7 +212,12 @@ extension CanonicalWriter {
     }
 
     @inlinable public mutating func null() {
-        append(Array("null".utf8))
+        literal("null")
+    }
+
+    /// A literal's bytes, without an array per call.
+    @inlinable mutating func literal(_ text: StaticString) {
+        append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// An array whose elements `element` writes.
