@@ -70,7 +70,8 @@ final class RDKafkaClient: @unchecked Sendable {
         case producer
     }
 
-    private let handle: OpaquePointer
+    /// Internal (not private) so the C calls of other `RDKafka/` files (the topic reader's) reach it.
+    let handle: OpaquePointer
     private let callbacks: Unmanaged<RDKafkaCallbacks>
     let kind: Kind
     /// `bootstrap.servers`, for error messages.
@@ -206,6 +207,11 @@ final class RDKafkaClient: @unchecked Sendable {
     func consumerPoll(timeoutMilliseconds: Int32) -> RDKafkaPollResult? {
         guard let message = rd_kafka_consumer_poll(handle, timeoutMilliseconds) else { return nil }
         defer { rd_kafka_message_destroy(message) }
+        return pollResult(message)
+    }
+
+    /// A polled message as a record or an error; the caller destroys the message.
+    func pollResult(_ message: UnsafeMutablePointer<rd_kafka_message_t>) -> RDKafkaPollResult {
         let m = message.pointee
         guard m.err == RD_KAFKA_RESP_ERR_NO_ERROR else {
             var context = "consumer error"

@@ -1,0 +1,34 @@
+/// Where a record is: topic, partition and offset, written `topic/partition@offset` (`payments.dlq/1@20`)
+/// everywhere a record is named: CLI output, `--records` lines, `dlq show`, `release`.
+public struct RecordLocation: Hashable, Sendable, Comparable, CustomStringConvertible, LosslessStringConvertible {
+    public var topic: String
+    public var partition: Int32
+    public var offset: Int64
+
+    public init(topic: String, partition: Int32, offset: Int64) {
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+    }
+
+    /// Parses `topic/partition@offset`. A topic may itself contain `/` (Kafka's topic names cannot, but a
+    /// name is split at its last `/`); partition and offset are non-negative integers. `nil` for any other form.
+    public init?(_ text: String) {
+        guard let at = text.lastIndex(of: "@"), let slash = text[..<at].lastIndex(of: "/") else { return nil }
+        let topic = text[..<slash]
+        guard !topic.isEmpty, let partition = Int32(text[text.index(after: slash)..<at]), partition >= 0,
+            let offset = Int64(text[text.index(after: at)...]), offset >= 0
+        else { return nil }
+        self.init(topic: String(topic), partition: partition, offset: offset)
+    }
+
+    /// `topic/partition@offset`.
+    public var description: String { "\(topic)/\(partition)@\(offset)" }
+
+    /// What a usage error shows after a form that does not parse.
+    public static let formHint = "topic/partition@offset, e.g. payments.dlq/1@20"
+
+    public static func < (lhs: RecordLocation, rhs: RecordLocation) -> Bool {
+        (lhs.topic, lhs.partition, lhs.offset) < (rhs.topic, rhs.partition, rhs.offset)
+    }
+}
