@@ -12,13 +12,15 @@ struct DLQCommand: Command {
     static let name = "dlq"
     static let abstract = "Inspect a dead-letter topic (list, show, stats) and redrive records to their original topic."
     static let usage = """
-        USAGE: switchyard dlq list    SOURCE [FILTERS] [--json]
-               switchyard dlq show    SOURCE OFFSET|PARTITION:OFFSET [--reveal] [--json]
+        USAGE: switchyard dlq list    SOURCE [FILTERS] [--follow] [--json]
+               switchyard dlq show    SOURCE TOPIC/PARTITION@OFFSET [--reveal] [--json]
                switchyard dlq stats   SOURCE [FILTERS] [--json]
                switchyard dlq redrive SOURCE [FILTERS] [--execute] [--max-redrives N] [--rate N/s] [--json]
 
-        Reads a dead-letter topic once, from the beginning to its end when the command starts, with a
-        private consumer group that commits nothing; or a dump of one made with `kcat -C -J -e -t TOPIC.dlq`.
+        Reads a dead-letter topic once, from the beginning to its end when the command starts, read-only
+        (partitions assigned directly: no group is joined, nothing is committed); or a dump of one made with
+        `kcat -C -J -e -t TOPIC.dlq`. Records are printed as they are read; a dead letter is named
+        topic/partition@offset (feeds.dlq/0@3), the form `dlq show` takes.
         Understands switchyard.* headers, Spring Kafka's kafka_dlt-* and Kafka Connect's __connect.errors.*
         (their records have kind "foreign" and the exception message).
 
@@ -28,8 +30,10 @@ struct DLQCommand: Command {
           --file DUMP                    A kcat -J dump (gzip allowed).
 
         SUBCOMMANDS:
-          list      One line per dead letter: DLQ offset, age, original topic/partition@offset, type, kind, path.
-          show      One dead letter: the diagnosis, every header, and the payload pretty-printed with its values
+          list      One line per dead letter: where it is, age, original topic/partition@offset, type, kind, path.
+                    --follow: then the new ones as they arrive, until Ctrl-C (SIGINT) or SIGTERM (exit 0).
+          show      One dead letter (feeds.dlq/0@3; a live read fetches only that record; with --brokers the
+                    topic may come from the location instead of --topic): the diagnosis, every header, and the payload pretty-printed with its values
                     redacted (strings "***", numbers 0; keys, structure, true/false/null and the root "type"
                     kept) and the failing path marked. --reveal prints the values.
           stats     What broke: counts by kind, path and type together, then by each; most frequent first.
@@ -54,15 +58,22 @@ struct DLQCommand: Command {
           --execute         redrive: send (default: dry run).
           --max-redrives N  redrive: refuse records redriven N times already. Default: 3.
           --rate N[/s]      redrive: at most N records per second.
-          --timeout S       Give up reading a live topic after S seconds (exit 69). Default: 30.
-          --connect-timeout S  Seconds to reach the brokers. Default: 10.
+          --follow          list: keep reading new dead letters until SIGINT/SIGTERM.
+          --timeout S       Idle timeout: no new record for S seconds ends a live read with what was read
+                            (a warning on stderr). Default: 10.
+          --connect-timeout S  Seconds to reach the brokers (exit 69; a refused or unresolvable address fails
+                            at once, with its cause). Default: 10.
           -h, --help        Show this help.
 
-        Colour only when stdout is a terminal and NO_COLOR is not set.
+        Colour only when stdout is a terminal and NO_COLOR is not set; progress on stderr only when stderr is.
+
+        EXAMPLES:
+          switchyard dlq list --brokers localhost:9092 --topic feeds.dlq --follow
+          switchyard dlq show --brokers localhost:9092 feeds.dlq/0@3
 
         EXIT CODES:
           0 success; 1 redrive refused some selected records (loop guard or no original topic);
-          64 usage (also: show of an offset that is not in the DLQ); 65 unreadable dump or missing topic;
+          64 usage; 65 unreadable dump, missing topic, or no dead letter at the location shown;
           69 broker unavailable or a redrive delivery failed; 78 bad --config.
         """
 
@@ -85,6 +96,9 @@ struct DLQCommand: Command {
     var timeout: Duration
     var connectTimeout: Duration
     var target: (partition: Int32?, offset: Int64)?
+    /// The dead letter `show` names as topic/partition@offset.
+    var targetLocation: RecordLocation?
+    var follow: Bool
 
     init(arguments: inout Arguments) throws {
         brokers = try arguments.option("--brokers")
@@ -106,6 +120,7 @@ struct DLQCommand: Command {
             fromOffset = value
         }
         reveal = arguments.flag("--reveal")
+        follow = arguments.flag("--follow")
         execute = arguments.flag("--execute")
         let maxRedrives = try arguments.intOption("--max-redrives")
         self.maxRedrives = maxRedrives ?? 3
@@ -114,7 +129,7 @@ struct DLQCommand: Command {
             guard let seconds = Double(text), seconds > 0 else { throw CommandError.usage("--timeout needs a positive number of seconds") }
             timeout = .milliseconds(Int64(seconds * 1000))
         } else {
-            timeout = .seconds(30)
+            timeout = .seconds(10)
         }
         connectTimeout = try parseConnectTimeout(try arguments.option("--connect-timeout"))
         var positionals = try arguments.positionals()
@@ -127,15 +142,18 @@ struct DLQCommand: Command {
         }
         self.subcommand = subcommand
         if subcommand == .show {
-            guard positionals.count == 1 else { throw CommandError.usage("dlq show needs one OFFSET (or PARTITION:OFFSET)") }
+            guard positionals.count == 1 else { throw CommandError.usage("dlq show needs one dead letter: \(RecordLocation.formHint)") }
             let text = positionals[0]
             let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-            if parts.count == 2, let p = Int32(parts[0]), let o = Int64(parts[1]), p >= 0, o >= 0 {
+            if let location = RecordLocation(text) {
+                targetLocation = location
+                target = (location.partition, location.offset)
+            } else if parts.count == 2, let p = Int32(parts[0]), let o = Int64(parts[1]), p >= 0, o >= 0 {
                 target = (p, o)
             } else if parts.count == 1, let o = Int64(text), o >= 0 {
                 target = (nil, o)
             } else {
-                throw CommandError.usage("OFFSET must be a DLQ offset or PARTITION:OFFSET, not '\(text)'")
+                throw CommandError.usage("name the dead letter as \(RecordLocation.formHint), not '\(text)'")
             }
             if maxRedrives != nil { throw CommandError.usage("--max-redrives is for dlq redrive") }
         } else if !positionals.isEmpty {
@@ -147,7 +165,12 @@ struct DLQCommand: Command {
         let live = brokers != nil || configPath != nil
         if file != nil && (live || topic != nil) { throw CommandError.usage("--file and --brokers/--config/--topic are exclusive") }
         if file == nil && !live { throw CommandError.usage("give a source: --brokers LIST --topic TOPIC, or --file DUMP") }
-        if live && topic == nil { throw CommandError.usage("--topic names the dead-letter topic (e.g. feeds.dlq)") }
+        if live && topic == nil && targetLocation == nil { throw CommandError.usage("--topic names the dead-letter topic (e.g. feeds.dlq)") }
+        if let targetLocation, let topic, targetLocation.topic != topic {
+            throw CommandError.usage("\(targetLocation) is not in --topic \(topic)")
+        }
+        if follow && subcommand != .list { throw CommandError.usage("--follow is for dlq list") }
+        if follow && file != nil { throw CommandError.usage("--follow reads a live topic (--brokers or --config), not a --file") }
         if reveal && subcommand != .show { throw CommandError.usage("--reveal is for dlq show") }
         if subcommand != .redrive && (execute || rate != nil) { throw CommandError.usage("--execute and --rate are for dlq redrive") }
         if subcommand == .show && (!filter.kinds.isEmpty || !filter.types.isEmpty || !filter.paths.isEmpty || filter.since != nil || fromOffset != nil) {
@@ -171,21 +194,29 @@ struct DLQCommand: Command {
             }
         }
         let source: DeadLetterSource =
-            if let file { .file(file) } else { .live(brokers: brokers!, topic: topic!, properties: properties) }
-        let letters = try await source.read(connectTimeout: connectTimeout, timeout: timeout)
+            if let file { .file(file) } else {
+                .live(brokers: brokers!, topic: topic ?? targetLocation!.topic, properties: properties)
+            }
+        var options = DeadLetterSource.ReadOptions(connectTimeout: connectTimeout, idleTimeout: timeout, progress: true)
         let style = Style.forStandardOutput()
         let out = Output()
         defer { out.flush() }
         switch subcommand {
         case .list:
-            list(letters.filter(selected), total: letters.count, out: out, style: style)
-            return .success
+            return try await list(source, options: options, out: out, style: style)
         case .show:
-            return try show(letters, out: out, style: style)
+            if let target, let partition = target.partition, file == nil { options.only = (partition, target.offset) }
+            return try await show(source, options: options, out: out, style: style)
         case .stats:
-            stats(letters.filter(selected), topic: source.topicName ?? letters.first?.topic, out: out, style: style)
+            var stats = Stats()
+            let summary = try await source.read(options) { d in
+                if selected(d) { stats.add(d) }
+                return true
+            }
+            render(stats, total: summary.read, topic: source.topicName ?? stats.topic, out: out, style: style)
             return .success
         case .redrive:
+            let letters = try await source.readAll(connectTimeout: connectTimeout, idleTimeout: timeout)
             return try await redrive(letters.filter(selected), out: out, style: style, brokers: brokers, properties: properties)
         }
     }
@@ -195,8 +226,13 @@ struct DLQCommand: Command {
         return filter.matches(d)
     }
 
-    static func dlqPosition(_ d: DeadLetter, multiPartition: Bool) -> String {
-        multiPartition ? "\(d.partition):\(d.offset)" : String(d.offset)
+    /// Where a dead letter is: `feeds.dlq/0@3` (a dump without topics: `0@3`).
+    static func dlqPosition(_ d: DeadLetter, multiPartition: Bool = true) -> String {
+        location(d).map(\.description) ?? "\(d.partition)@\(d.offset)"
+    }
+
+    static func location(_ d: DeadLetter) -> RecordLocation? {
+        d.topic.map { RecordLocation(topic: $0, partition: d.partition, offset: d.offset) }
     }
 
     static func dash(_ s: String?) -> String {
@@ -206,6 +242,7 @@ struct DLQCommand: Command {
 
     static func basics(_ d: DeadLetter) -> JSONObject {
         var o = JSONObject()
+        o.setIfPresent("location", location(d)?.description)
         o.setIfPresent("dlqTopic", d.topic)
         o.set("dlqPartition", d.partition)
         o.set("dlqOffset", d.offset)
@@ -226,34 +263,59 @@ struct DLQCommand: Command {
 
     // MARK: list
 
-    func list(_ letters: [DeadLetter], total: Int, out: Output, style: Style) {
-        if json {
-            for d in letters { out.line(Self.basics(d).bytes) }
-            return
+    /// Prints each selected dead letter as it is read; with `--follow`, then each new one, until a signal.
+    func list(_ source: DeadLetterSource, options: DeadLetterSource.ReadOptions, out: Output, style: Style) async throws -> ExitCode {
+        var options = options
+        var termination: TerminationFlag?
+        if follow {
+            let flag = TerminationFlag.install()
+            termination = flag
+            options.follow = true
+            options.shouldStop = { flag.isSet }
         }
-        let multi = Set(letters.map(\.partition)).count > 1
-        var table = Table(header: ["DLQ OFFSET", "AGE", "ORIGINAL", "TYPE", "KIND", "PATH"])
-        for d in letters {
-            table.rows.append([
-                Self.dlqPosition(d, multiPartition: multi), relativeAge(d.failedAt), d.originalLocation, d.type ?? "-", d.kind,
-                Self.dash(d.path),
-            ])
+        let table = StreamingTable(header: ["DEAD LETTER", "AGE", "ORIGINAL", "TYPE", "KIND", "PATH"], out: out, style: style)
+        var shown = 0
+        options.afterBatch = { [follow] in if follow { table.flush() } }
+        let summary = try await source.read(options) { d in
+            guard selected(d) else { return true }
+            shown += 1
+            if json {
+                out.line(Self.basics(d).bytes)
+                if follow { out.flush() }
+            } else {
+                table.add([Self.dlqPosition(d), relativeAge(d.failedAt), d.originalLocation, d.type ?? "-", d.kind, Self.dash(d.path)])
+            }
+            return true
         }
-        if !letters.isEmpty { out.line(style.header(table.render(indent: ""))) }
-        out.line("\(letters.count) of \(total) dead letter(s)")
+        table.flush()
+        if !json {
+            out.line("\(shown) of \(summary.read) dead letter(s)")
+        }
+        if let termination, termination.isSet { printError("dlq list: stopped following after \(summary.read) dead letter(s)") }
+        return .success
     }
 
     // MARK: show
 
-    func show(_ letters: [DeadLetter], out: Output, style: Style) throws -> ExitCode {
+    func show(_ source: DeadLetterSource, options: DeadLetterSource.ReadOptions, out: Output, style: Style) async throws -> ExitCode {
         guard let target else { return .usage }
-        let matches = letters.filter { $0.offset == target.offset && (target.partition == nil || $0.partition == target.partition) }
+        var matches: [DeadLetter] = []
+        let summary = try await source.read(options) { d in
+            if d.offset == target.offset && (target.partition == nil || d.partition == target.partition)
+                && (targetLocation == nil || d.topic == nil || d.topic == targetLocation?.topic)
+            {
+                matches.append(d)
+            }
+            // A location names one record: stop at it.
+            return !(targetLocation != nil && !matches.isEmpty)
+        }
+        let named = targetLocation?.description ?? "offset \(target.partition.map { "\($0):" } ?? "")\(target.offset)"
         guard let d = matches.first else {
-            throw CommandError.usage("no dead letter at offset \(target.partition.map { "\($0):" } ?? "")\(target.offset) (\(letters.count) read)")
+            throw CommandError(.dataError, "no dead letter at \(named) (\(summary.read) read)")
         }
         guard matches.count == 1 else {
             throw CommandError.usage(
-                "offset \(target.offset) is in several partitions (\(matches.map { String($0.partition) }.joined(separator: ", "))): use PARTITION:OFFSET")
+                "offset \(target.offset) is in several partitions: name one, e.g. \(matches.map { Self.dlqPosition($0) }.joined(separator: " or "))")
         }
         let printer = PayloadPrinter(reveal: reveal)
         let rendered = d.value.map { printer.render($0) }
@@ -280,7 +342,7 @@ struct DLQCommand: Command {
             out.line(o.bytes)
             return .success
         }
-        out.line(style.bold("Dead letter \(d.topic ?? "?")/\(d.partition)@\(d.offset)") + "  (\(d.origin.rawValue) headers)")
+        out.line(style.bold("Dead letter \(Self.dlqPosition(d))") + "  (\(d.origin.rawValue) headers)")
         var facts = Table(header: ["", ""])
         facts.rows.append(["Diagnosis", d.diagnosis])
         facts.rows.append(["Original", d.originalLocation + (d.originalTimestampMilliseconds.map { "  written " + Timestamp(Date(timeIntervalSince1970: Double($0) / 1000)).text } ?? "")])
@@ -328,27 +390,42 @@ struct DLQCommand: Command {
         var type: String?
     }
 
-    func stats(_ letters: [DeadLetter], topic: String?, out: Output, style: Style) {
-        var groups: [Group: (count: Int, topics: Set<String>, first: Date?, last: Date?, example: Int64)] = [:]
+    /// Counts by kind, path and type, aggregated as dead letters are read (none is kept).
+    struct Stats {
+        var groups: [Group: (count: Int, topics: Set<String>, first: Date?, last: Date?, example: String)] = [:]
         var byKind: [String: Int] = [:]
         var byType: [String: Int] = [:]
         var byPath: [String: Int] = [:]
         var byTopic: [String: Int] = [:]
-        for d in letters {
+        var count = 0
+        var oldest: Date?
+        var newest: Date?
+        /// The DLQ topic of the first dead letter (a dump names it).
+        var topic: String?
+
+        mutating func add(_ d: DeadLetter) {
+            count += 1
+            topic = topic ?? d.topic
             let g = Group(kind: d.kind, path: d.path, type: d.type)
-            var entry = groups[g] ?? (0, [], nil, nil, d.offset)
+            var entry = groups[g] ?? (0, [], nil, nil, DLQCommand.dlqPosition(d))
             entry.count += 1
             if let t = d.originalTopic { entry.topics.insert(t) }
             if let f = d.failedAt {
                 entry.first = min(entry.first ?? f, f)
                 entry.last = max(entry.last ?? f, f)
+                oldest = min(oldest ?? f, f)
+                newest = max(newest ?? f, f)
             }
             groups[g] = entry
             byKind[d.kind, default: 0] += 1
             byType[d.type ?? "-", default: 0] += 1
-            byPath[Self.dash(d.path), default: 0] += 1
+            byPath[DLQCommand.dash(d.path), default: 0] += 1
             byTopic[d.originalTopic ?? "-", default: 0] += 1
         }
+    }
+
+    func render(_ stats: Stats, total: Int, topic: String?, out: Output, style: Style) {
+        let (groups, byKind, byType, byPath, byTopic) = (stats.groups, stats.byKind, stats.byType, stats.byPath, stats.byTopic)
         let sortedGroups = groups.sorted {
             if $0.value.count != $1.value.count { return $0.value.count > $1.value.count }
             return ($0.key.kind, $0.key.path ?? "", $0.key.type ?? "") < ($1.key.kind, $1.key.path ?? "", $1.key.type ?? "")
@@ -356,13 +433,12 @@ struct DLQCommand: Command {
         func ranked(_ counts: [String: Int]) -> [(String, Int)] {
             counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map { ($0.key, $0.value) }
         }
-        let dates = letters.compactMap(\.failedAt)
         if json {
             var o = JSONObject()
             o.setIfPresent("topic", topic)
-            o.set("records", letters.count)
-            o.setIfPresent("oldest", dates.min().map { Timestamp($0).text })
-            o.setIfPresent("newest", dates.max().map { Timestamp($0).text })
+            o.set("records", stats.count)
+            o.setIfPresent("oldest", stats.oldest.map { Timestamp($0).text })
+            o.setIfPresent("newest", stats.newest.map { Timestamp($0).text })
             o.set("groups", sortedGroups.map { g, v -> JSONObject in
                 var x = JSONObject()
                 x.set("kind", g.kind)
@@ -372,7 +448,7 @@ struct DLQCommand: Command {
                 x.set("originalTopics", v.topics.sorted())
                 x.setIfPresent("first", v.first.map { Timestamp($0).text })
                 x.setIfPresent("last", v.last.map { Timestamp($0).text })
-                x.set("exampleOffset", v.example)
+                x.set("example", v.example)
                 return x
             })
             for (name, counts) in [("byKind", byKind), ("byType", byType), ("byPath", byPath), ("byOriginalTopic", byTopic)] {
@@ -386,12 +462,12 @@ struct DLQCommand: Command {
             out.line(o.bytes)
             return
         }
-        var headline = "\(letters.count) dead letter(s)" + (topic.map { " in \($0)" } ?? "")
-        if let oldest = dates.min(), let newest = dates.max() {
+        var headline = "\(stats.count) dead letter(s)" + (topic.map { " in \($0)" } ?? "")
+        if let oldest = stats.oldest, let newest = stats.newest {
             headline += " (oldest \(relativeAge(oldest)), newest \(relativeAge(newest)))"
         }
         out.line(headline)
-        guard !letters.isEmpty else { return }
+        guard stats.count > 0 else { return }
         out.line()
         out.line(style.bold("What broke"))
         var table = Table(header: ["COUNT", "KIND", "PATH", "TYPE", "ORIGINAL TOPIC", "LAST", "EXAMPLE"])

@@ -1,10 +1,9 @@
 import Foundation
 import Switchyard
 import SwitchyardKafka
-import Synchronization
 
 /// Where `switchyard dlq` reads dead letters: a dump file (kcat `-J`, which carries headers) or a live
-/// topic read once from the beginning to its current end.
+/// topic, read-only (partitions assigned directly: no group is joined, nothing is committed).
 enum DeadLetterSource {
     case file(String)
     case live(brokers: String, topic: String, properties: [String: String])
@@ -17,128 +16,145 @@ enum DeadLetterSource {
         }
     }
 
-    /// Reads every dead letter, sorted by partition and offset.
+    /// How a read goes.
+    struct ReadOptions {
+        /// How long reaching the brokers may take (exit 69 after it, at once for a refused or unresolvable
+        /// address). Default: 10 seconds.
+        var connectTimeout: Duration = .seconds(10)
+        /// No new record for this long ends the read with what was read (a warning on stderr). Default: 10 seconds.
+        var idleTimeout: Duration = .seconds(10)
+        /// Read records written after the read started too, until `shouldStop` says so.
+        var follow = false
+        /// Only this partition, from this offset (a live `dlq show` reads one record, not the topic).
+        var only: (partition: Int32, offset: Int64)?
+        /// Asked between batches while following (a signal arrived).
+        var shouldStop: @Sendable () -> Bool = { false }
+        /// Progress on stderr (only when stderr is a terminal).
+        var progress = false
+        /// Called after each batch of a live read (a follower flushes what it printed).
+        var afterBatch: () -> Void = {}
+    }
+
+    /// What a read saw.
+    struct ReadSummary {
+        /// Dead letters read.
+        var read = 0
+        /// Offsets in the range read (live, not following): the records to expect, markers aside.
+        var expected: Int64?
+        /// Whether the read reached the end it was set (false after an idle timeout or an early stop).
+        var complete = true
+        /// The DLQ's partition count (live), for how a DLQ offset is printed.
+        var partitionCount: Int?
+    }
+
+    /// Reads dead letters in the order they come (per partition by offset), handing each to `body` and
+    /// keeping none: constant memory. `body` returns false to stop the read.
     ///
-    /// A live read is bounded: the end is each partition's high watermark taken when the read starts
-    /// (records written later are not read); a partition whose last offsets are not records (transaction
-    /// markers) ends `idleTimeout` after the last record; the whole read fails after `timeout` (exit 69).
-    func read(connectTimeout: Duration, timeout: Duration, idleTimeout: Duration = .seconds(3)) async throws -> [DeadLetter] {
+    /// A live read ends at each partition's high watermark taken when it starts (records written later are
+    /// not read), or, with `follow`, when `shouldStop` says so; no new record for `idleTimeout` ends it with
+    /// what was read and a warning.
+    @discardableResult
+    func read(_ options: ReadOptions, _ body: (DeadLetter) throws -> Bool) async throws -> ReadSummary {
         switch self {
         case .file(let path):
             var reader = DumpReader(paths: [path], format: .kcat)
-            var letters: [DeadLetter] = []
+            var summary = ReadSummary()
+            let progress = ProgressLine(enabled: options.progress, noun: "dead letters")
+            defer { progress.finish() }
             do {
                 while let r = try reader.next() {
-                    letters.append(
-                        DeadLetter(
-                            topic: r.topic, partition: r.partition ?? 0, offset: r.offset ?? Int64(r.index),
-                            timestampMilliseconds: r.timestampMilliseconds.flatMap { $0 >= 0 ? $0 : nil }, key: r.key, value: r.value,
-                            headers: r.headers.map { KafkaHeader(name: $0.name, value: $0.value) }))
+                    let letter = DeadLetter(
+                        topic: r.topic, partition: r.partition ?? 0, offset: r.offset ?? Int64(r.index),
+                        timestampMilliseconds: r.timestampMilliseconds.flatMap { $0 >= 0 ? $0 : nil }, key: r.key, value: r.value,
+                        headers: r.headers.map { KafkaHeader(name: $0.name, value: $0.value) })
+                    if let only = options.only, letter.partition != only.partition || letter.offset != only.offset { continue }
+                    summary.read += 1
+                    progress.update(summary.read, of: nil)
+                    if try !body(letter) {
+                        summary.complete = false
+                        break
+                    }
                 }
-            } catch {
+            } catch let error as DumpError {
                 throw CommandError(.dataError, "unreadable dump: \(error)")
             }
-            return letters.sorted { ($0.partition, $0.offset) < ($1.partition, $1.offset) }
+            return summary
         case .live(let brokers, let topic, let properties):
-            return try await readLive(
-                brokers: brokers, topic: topic, properties: properties, connectTimeout: connectTimeout, timeout: timeout,
-                idleTimeout: idleTimeout)
+            return try await readLive(brokers: brokers, topic: topic, properties: properties, options: options, body)
         }
     }
 
+    /// Every dead letter, sorted by partition and offset: for the commands that need them all at once
+    /// (`redrive`, `release`, the demo).
+    func readAll(connectTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(10)) async throws -> [DeadLetter] {
+        var letters: [DeadLetter] = []
+        try await read(ReadOptions(connectTimeout: connectTimeout, idleTimeout: idleTimeout)) {
+            letters.append($0)
+            return true
+        }
+        return letters.sorted { ($0.partition, $0.offset) < ($1.partition, $1.offset) }
+    }
+
+    /// ``readAll(connectTimeout:idleTimeout:)`` under its former name: `timeout` is the idle timeout.
+    func read(connectTimeout: Duration, timeout: Duration) async throws -> [DeadLetter] {
+        try await readAll(connectTimeout: connectTimeout, idleTimeout: timeout)
+    }
+
     private func readLive(
-        brokers: String, topic: String, properties: [String: String], connectTimeout: Duration, timeout: Duration,
-        idleTimeout: Duration
-    ) async throws -> [DeadLetter] {
+        brokers: String, topic: String, properties: [String: String], options: ReadOptions, _ body: (DeadLetter) throws -> Bool
+    ) async throws -> ReadSummary {
         let kafka = KafkaConfiguration(
             bootstrapServers: brokers.split(separator: ",").map(String.init), clientID: "switchyard-dlq", properties: properties,
             logLevel: .error)
-        // Metadata of all topics (naming none, so a broker that auto-creates topics does not create this one).
-        let partitions: [KafkaTopicPartition]
-        let marks: [KafkaTopicPartition: KafkaWatermarks]
+        var configuration = KafkaTopicReader.Configuration(
+            kafka: kafka, topic: topic, end: options.follow ? .never : .highWatermark, connectTimeout: options.connectTimeout)
+        if let only = options.only {
+            configuration.partitions = [only.partition]
+            configuration.start = .offset(only.offset)
+            configuration.end = .offset(only.offset)
+        }
+        let reader: KafkaTopicReader
         do {
-            let probe = try KafkaProducer.make(configuration: KafkaProducerConfiguration(kafka: kafka), logger: NoOpKafkaLogger())
-            let metadata: KafkaClusterMetadata
-            do {
-                metadata = try await probe.metadata(timeout: connectTimeout)
-            } catch {
-                await probe.close(timeout: .zero)
-                throw error
-            }
-            await probe.close(timeout: .zero)
-            guard let entry = metadata.topics.first(where: { $0.name == topic }), entry.errorName == nil, entry.partitionCount > 0 else {
-                throw CommandError(.dataError, "topic '\(topic)' does not exist on \(brokers)")
-            }
-            partitions = (0..<entry.partitionCount).map { KafkaTopicPartition(topic: topic, partition: Int32($0)) }
-            marks = try await KafkaConsumer.watermarks(partitions, kafka: kafka, timeout: connectTimeout)
+            reader = try await KafkaTopicReader.open(configuration)
         } catch let error as KafkaError {
+            if error.code == .state { throw CommandError(.dataError, error.reason) }
             throw CommandError(error)
         }
-        var remaining = Set(partitions.filter { !(marks[$0]?.isEmpty ?? true) })
-        guard !remaining.isEmpty else { return [] }
-        let expected = remaining.reduce(Int64(0)) { $0 + (marks[$1]!.high - marks[$1]!.low) }
-
-        let consumer: KafkaConsumer
+        var summary = ReadSummary(partitionCount: reader.ranges.count)
+        if !options.follow { summary.expected = reader.ranges.reduce(0) { $0 + ($1.count ?? 0) } }
+        let progress = ProgressLine(enabled: options.progress, noun: "dead letters from \(topic)")
+        defer { progress.finish() }
         do {
-            // A private group that never stores an offset: nothing is committed, nobody else is disturbed.
-            consumer = try KafkaConsumer.make(
-                configuration: KafkaConsumerConfiguration(
-                    groupID: "switchyard-dlq-\(UUID().uuidString.prefix(8).lowercased())", topics: [topic], kafka: kafka,
-                    offsetReset: .earliest, statisticsInterval: nil),
-                logger: NoOpKafkaLogger())
+            reading: while true {
+                if options.follow && options.shouldStop() { break }
+                let batch = try await reader.next(timeout: options.follow ? .milliseconds(250) : options.idleTimeout)
+                for record in batch.records {
+                    summary.read += 1
+                    if try !body(DeadLetter(record)) {
+                        summary.complete = false
+                        break reading
+                    }
+                }
+                progress.update(summary.read, of: summary.expected)
+                options.afterBatch()
+                if batch.isFinished { break }
+                if batch.records.isEmpty && !options.follow {
+                    summary.complete = false
+                    progress.finish()
+                    printError(
+                        "warning: no new record in \(topic) for \(options.idleTimeout) before its end: read \(summary.read) of "
+                            + "\(summary.expected ?? 0) offsets (transaction markers or deleted records?); --timeout S waits longer")
+                    break
+                }
+            }
         } catch let error as KafkaError {
+            await reader.close()
             throw CommandError(error)
+        } catch {
+            await reader.close()
+            throw error
         }
-        let lastProgress = Mutex<ContinuousClock.Instant?>(nil)
-        let finished = Mutex(false)
-        let reader = Task { () throws -> (letters: [DeadLetter], complete: Bool) in
-            var letters: [DeadLetter] = []
-            defer { finished.withLock { $0 = true } }
-            for try await record in consumer.records {
-                let tp = record.topicPartition
-                // Records written after the read started are beyond the end taken at the start.
-                guard let mark = marks[tp], record.offset < mark.high else { continue }
-                letters.append(DeadLetter(record))
-                lastProgress.withLock { $0 = .now }
-                if record.offset + 1 >= mark.high { remaining.remove(tp) }
-                if remaining.isEmpty { return (letters, true) }
-            }
-            return (letters, false)
-        }
-        let deadline = ContinuousClock.now + timeout
-        var idled = false
-        var timedOut = false
-        while !finished.withLock({ $0 }) {
-            try? await Task.sleep(for: .milliseconds(50))
-            if ContinuousClock.now >= deadline {
-                timedOut = true
-                reader.cancel()
-                break
-            }
-            if let last = lastProgress.withLock({ $0 }), ContinuousClock.now - last >= idleTimeout {
-                idled = true
-                reader.cancel()
-                break
-            }
-        }
-        let result: (letters: [DeadLetter], complete: Bool)
-        do {
-            result = try await reader.value
-        } catch let error as KafkaError {
-            await consumer.close()
-            throw CommandError(error)
-        }
-        await consumer.close()
-        if !result.complete {
-            if timedOut {
-                throw CommandError(
-                    .unavailable,
-                    "read \(result.letters.count) of \(expected) dead letters from \(topic) before the timeout (\(timeout)); try a longer --timeout")
-            }
-            if idled {
-                printError("warning: no record for \(idleTimeout) before the end of \(topic) (transaction markers or deleted records?): read \(result.letters.count)")
-            }
-        }
-        return result.letters.sorted { ($0.partition, $0.offset) < ($1.partition, $1.offset) }
+        await reader.close()
+        return summary
     }
 }

@@ -51,7 +51,7 @@ import Testing
         let list = try CLI.run(["dlq", "list", "--file", dump.path])
         #expect(list.exitCode == 0, "\(list.stderr)")
         let lines = list.stdoutLines
-        #expect(lines.first?.hasPrefix("DLQ OFFSET  AGE") == true, "a header, no colour off a TTY: \(list.stdout)")
+        #expect(lines.first?.hasPrefix("DEAD LETTER    AGE") == true, "a header, no colour off a TTY: \(list.stdout)")
         #expect(!list.stdout.contains("\u{1B}["))
         #expect(lines.contains { $0.contains("3m ago") && $0.contains("feeds/0@33") && $0.contains("post.liked") && $0.contains("keyNotFound") && $0.contains("userId") })
         #expect(lines.contains { $0.contains("orders/2@99") && $0.contains("foreign") })
@@ -94,7 +94,15 @@ import Testing
         #expect((o["payload"] as? String)?.contains("o-secret-1") == false)
         #expect(o["payloadProblem"] is String, "a truncated payload says where reading stopped")
         let missing = try CLI.run(["dlq", "show", "9", "--file", dump.path])
-        #expect(missing.exitCode == 64 && missing.stderr.contains("no dead letter at offset 9"))
+        #expect(missing.exitCode == 65 && missing.stderr.contains("no dead letter at offset 9"), "not found is not a usage error")
+        // One way to name a record: the location list prints is the one show takes.
+        let named = try CLI.run(["dlq", "show", "feeds.dlq/0@2", "--file", dump.path, "--json"])
+        #expect(named.exitCode == 0, "\(named.stderr)")
+        #expect(try ReplayCommandTests.object(named.stdout)["location"] as? String == "feeds.dlq/0@2")
+        let elsewhere = try CLI.run(["dlq", "show", "feeds.dlq/0@9", "--file", dump.path])
+        #expect(elsewhere.exitCode == 65 && elsewhere.stderr.hasPrefix("error: no dead letter at feeds.dlq/0@9"), "\(elsewhere.stderr)")
+        let malformed = try CLI.run(["dlq", "show", "feeds.dlq[0]@2", "--file", dump.path])
+        #expect(malformed.exitCode == 64 && malformed.stderr.contains("topic/partition@offset, e.g. payments.dlq/1@20"), "\(malformed.stderr)")
     }
 
     @Test func statsRanksWhatBroke() throws {
@@ -119,7 +127,7 @@ import Testing
         let dry = try CLI.run(["dlq", "redrive", "--file", dump.path])
         #expect(dry.exitCode == 1, "offset 1 is at the default limit of 3: refused → 1")
         #expect(dry.stdout.contains("DRY RUN") && dry.stdout.contains("3 record(s) would be redriven, 1 refused"))
-        #expect(dry.stdoutLines.contains { $0.hasPrefix("1 ") && $0.contains("refused") })
+        #expect(dry.stdoutLines.contains { $0.hasPrefix("feeds.dlq/0@1 ") && $0.contains("refused") })
         let clean = try CLI.run(["dlq", "redrive", "--file", dump.path, "--kind", "keyNotFound", "--json"])
         #expect(clean.exitCode == 0)
         let line = try ReplayCommandTests.object(clean.stdout)

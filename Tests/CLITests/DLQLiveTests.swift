@@ -72,7 +72,7 @@ import Testing
 
         // list: a table, and JSON lines.
         let list = try await CLI.runOffPool(["dlq", "list"] + source)
-        #expect(list.exitCode == 0 && list.stdoutLines.first?.hasPrefix("DLQ OFFSET") == true, "\(list.stdout)\(list.stderr)")
+        #expect(list.exitCode == 0 && list.stdoutLines.first?.hasPrefix("DEAD LETTER") == true, "\(list.stdout)\(list.stderr)")
         for e in failing { #expect(list.stdoutLines.contains { $0.contains(e.kind!) && $0.contains(e.path!) && $0.contains("feeds/0@") }) }
         let lines = try await CLI.runOffPool(["dlq", "list", "--json"] + source).stdoutLines.map(ReplayCommandTests.object)
         let missingUser = try #require(failing.first { $0.file == "fail-missing-user-id.json" })
@@ -90,6 +90,14 @@ import Testing
         #expect(shown.stdoutLines.contains { $0.contains("◀ keyNotFound at 'userId'") })
         let revealed = try await CLI.runOffPool(["dlq", "show", String(offset), "--reveal"] + source)
         #expect(revealed.stdout.contains(postId))
+        // Named as list names it (the location), with the topic taken from it: only that record is fetched.
+        let location = try #require(entry["location"] as? String)
+        #expect(location == "feeds.dlq/0@\(offset)")
+        let byLocation = try await CLI.runOffPool(["dlq", "show", location, "--brokers", broker.bootstrapServers])
+        #expect(byLocation.exitCode == 0 && byLocation.stdout.hasPrefix("Dead letter \(location)"), "\(byLocation.stdout)\(byLocation.stderr)")
+        #expect(byLocation.stdout.contains("keyNotFound at 'userId' in post.liked"))
+        let beyond = try await CLI.runOffPool(["dlq", "show", "feeds.dlq/0@999", "--brokers", broker.bootstrapServers])
+        #expect(beyond.exitCode == 65 && beyond.stderr.hasPrefix("error: no dead letter at feeds.dlq/0@999"), "\(beyond.stderr)")
 
         // redrive: a dry run sends nothing.
         let before = try await Self.high(broker, "feeds")
