@@ -21,6 +21,22 @@ public struct DumpRecord: Sendable {
     public var headers: [(name: String, value: [UInt8]?)]
     /// The record value; nil is a tombstone.
     public var value: [UInt8]?
+
+    /// A record from any source (a dump line, a live topic: `line` 0).
+    public init(
+        index: Int, line: Int, topic: String? = nil, partition: Int32? = nil, offset: Int64? = nil,
+        timestampMilliseconds: Int64? = nil, key: [UInt8]? = nil, headers: [(name: String, value: [UInt8]?)] = [], value: [UInt8]?
+    ) {
+        self.index = index
+        self.line = line
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+        self.timestampMilliseconds = timestampMilliseconds
+        self.key = key
+        self.headers = headers
+        self.value = value
+    }
 }
 
 /// Why a dump could not be read (exit 65).
@@ -252,6 +268,9 @@ public struct DumpReader {
         self.format = format
         self.resolved = format == .auto ? nil : format
     }
+
+    /// The file the last record returned by ``next()`` came from (`-` for standard input).
+    public var currentPath: String { paths[min(fileIndex, paths.count - 1)] }
 
     /// The next record, or nil at the end of the last file.
     public mutating func next() throws(DumpError) -> DumpRecord? {

@@ -94,7 +94,10 @@ public struct ReplaySummary: Sendable {
     /// Where a record is: `payments/0@42` when the dump says, else `record 7 (line 8)`.
     public static func location(_ replayed: ReplayedRecord) -> String {
         let r = replayed.record
-        if let partition = r.partition, let offset = r.offset { return "\(replayed.topic)/\(partition)@\(offset)" }
+        if let partition = r.partition, let offset = r.offset {
+            // The record's own topic (a kcat envelope's), not the one --topic decoded it as.
+            return RecordLocation(topic: r.topic ?? replayed.topic, partition: partition, offset: offset).description
+        }
         return "record \(r.index) (line \(r.line))"
     }
 

@@ -48,7 +48,8 @@ final class Publisher {
         }
         let publisher = Publisher(producer: producer, rate: rate, window: window)
         do {
-            let metadata = try await producer.metadata(timeout: connectTimeout)
+            // Fails fast, with the cause, on a refused or unresolvable address.
+            let metadata = try await KafkaCluster.metadata(kafka: kafka, timeout: connectTimeout)
             for topic in metadata.topics where topic.errorName == nil { publisher.partitionCounts[topic.name] = topic.partitionCount }
         } catch let error as KafkaError {
             await producer.close(timeout: .zero)
