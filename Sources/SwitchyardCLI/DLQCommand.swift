@@ -9,62 +9,118 @@ import Glibc
 /// `switchyard dlq list|show|stats|redrive`: what was dead-lettered, why, where in the record, and sending
 /// it back once fixed.
 struct DLQCommand: Command {
-    static let name = "dlq"
-    static let abstract = "Inspect a dead-letter topic (list, show, stats) and redrive records to their original topic."
-    static let usage = """
-        USAGE: switchyard dlq list    SOURCE [FILTERS] [--json]
-               switchyard dlq show    SOURCE OFFSET|PARTITION:OFFSET [--reveal] [--json]
-               switchyard dlq stats   SOURCE [FILTERS] [--json]
-               switchyard dlq redrive SOURCE [FILTERS] [--execute] [--max-redrives N] [--rate N/s] [--json]
+    // MARK: - Declaration
 
-        Reads a dead-letter topic once, from the beginning to its end when the command starts, with a
-        private consumer group that commits nothing; or a dump of one made with `kcat -C -J -e -t TOPIC.dlq`.
-        Understands switchyard.* headers, Spring Kafka's kafka_dlt-* and Kafka Connect's __connect.errors.*
-        (their records have kind "foreign" and the exception message).
+    /// Where the dead letters come from (every subcommand).
+    static let sourceOptions = [
+        OptionSpec("--brokers", short: "-b", .text("LIST"), help: "Bootstrap servers of a live DLQ topic (with --topic)."),
+        OptionSpec("--topic", short: "-t", .text("TOPIC"), help: "The dead-letter topic, e.g. feeds.dlq (with --brokers or --config)."),
+        OptionSpec("--config", short: "-c", .file("FILE"), help: "Brokers and Kafka settings (security) from the worker's config (with --topic)."),
+        OptionSpec("--file", .file("DUMP"), help: "A dump made with kcat -C -J -e -t TOPIC.dlq (gzip allowed), instead of a live topic."),
+        OptionSpec("--timeout", .number("S"), help: "Give up reading a live topic after S seconds (exit 69). Default: 30."),
+        OptionSpec("--connect-timeout", .number("S"), help: "Seconds to reach the brokers. Default: 10."),
+    ]
 
-        SOURCE (one of):
-          --brokers LIST --topic TOPIC   A live DLQ topic (e.g. --topic feeds.dlq).
-          --config FILE --topic TOPIC    Brokers and Kafka settings (security) from the worker's config.
-          --file DUMP                    A kcat -J dump (gzip allowed).
+    /// The dead-letter kinds a filter can name.
+    static let kinds = FailureKind.allCases.map(\.rawValue) + ["foreign", "unknown"]
 
-        SUBCOMMANDS:
-          list      One line per dead letter: DLQ offset, age, original topic/partition@offset, type, kind, path.
-          show      One dead letter: the diagnosis, every header, and the payload pretty-printed with its values
-                    redacted (strings "***", numbers 0; keys, structure, true/false/null and the root "type"
-                    kept) and the failing path marked. --reveal prints the values.
-          stats     What broke: counts by kind, path and type together, then by each; most frequent first.
-          redrive   Sends the selected records back to their original topic (switchyard.original.topic,
-                    the original partition when it still exists). A DRY RUN unless --execute. Key, value and
-                    other headers are kept; the previous diagnosis (switchyard.*, kafka_dlt-*,
-                    __connect.errors.*) is dropped; switchyard.redrive.count is incremented. Records whose
-                    count reached --max-redrives are refused (loop guard: the worker keeps the count when it
-                    dead-letters a record again). Records stay in the DLQ: use --from to skip those already sent.
+    /// `--kind`, `--type`, `--path`, `--since`, `--from` (list, stats, redrive).
+    static let filterOptions = [
+        OptionSpec("--kind", .choice(kinds), repeatable: true, help: "Only this kind (foreign: Spring or Connect records; unknown: no diagnosis headers)."),
+        OptionSpec("--type", .text("TYPE"), repeatable: true, help: "Only this event type (a type of this binary's catalogs or one in the DLQ)."),
+        OptionSpec("--path", .text("PATH"), repeatable: true, help: "Only this failing path, e.g. amount.value."),
+        OptionSpec("--since", .text("WHEN"), help: "Failed within a duration (90s, 15m, 2h, 7d) or since an RFC 3339 time."),
+        OptionSpec("--from", .integer("OFFSET", minimum: 0), help: "Only DLQ offsets ≥ OFFSET."),
+    ]
 
-        FILTERS (list, stats, redrive):
-          --kind KIND       keyNotFound, valueNotFound, typeMismatch, dataCorrupted, unknownType, foreign (repeatable).
-          --type TYPE       The event type (repeatable).
-          --path PATH       The failing path, e.g. amount.value (repeatable).
-          --since WHEN      Failed within a duration (90s, 15m, 2h, 7d) or since an RFC 3339 time.
-          --from OFFSET     Only DLQ offsets ≥ OFFSET.
+    static let outputOptions = [
+        OptionSpec("--output", short: "-o", .choice(["table", "json"]), help: "table (default) or json."),
+        OptionSpec("--json", help: "Same as -o json."),
+    ]
 
-        OPTIONS:
-          --json            list: one JSON object per line (NDJSON); show and stats: one object;
-                            redrive: one object per record (action "redrive", "sent" or "refused").
-          --reveal          show: print payload values.
-          --execute         redrive: send (default: dry run).
-          --max-redrives N  redrive: refuse records redriven N times already. Default: 3.
-          --rate N[/s]      redrive: at most N records per second.
-          --timeout S       Give up reading a live topic after S seconds (exit 69). Default: 30.
-          --connect-timeout S  Seconds to reach the brokers. Default: 10.
-          -h, --help        Show this help.
+    static let failOn = OptionSpec(
+        "--fail-on", .list(["warnings"]), help: "Exit 1 on a warning (records without dead-letter headers: not a DLQ?). For CI.")
 
-        Colour only when stdout is a terminal and NO_COLOR is not set.
-
-        EXIT CODES:
-          0 success; 1 redrive refused some selected records (loop guard or no original topic);
-          64 usage (also: show of an offset that is not in the DLQ); 65 unreadable dump or missing topic;
-          69 broker unavailable or a redrive delivery failed; 78 bad --config.
+    static let sourceText = """
+        SOURCE is a live topic (-b LIST -t TOPIC, or -c FILE -t TOPIC), read once from the beginning to its
+        end when the command starts with a private consumer group that commits nothing, or a dump (--file).
+        switchyard.* headers are understood, and Spring Kafka's kafka_dlt-* and Kafka Connect's
+        __connect.errors.* (kind "foreign", with the exception message). A record without any of them is
+        counted with kind "unknown", and a warning says the topic may not be a DLQ.
         """
+
+    static let commonExits: [(code: ExitCode, meaning: String)] = [
+        (.usage, "usage (also: an unknown --kind or --type)"),
+        (.dataError, "unreadable dump or no such topic"),
+        (.unavailable, "broker unavailable or read timeout"),
+        (.config, "bad --config"),
+    ]
+
+    static var spec: CommandSpec {
+        CommandSpec(
+            ["dlq"], abstract: "Inspect a dead-letter topic (list, show, stats) and redrive records to their original topic.",
+            discussion: sourceText + "\n\nColour only when stdout is a terminal and NO_COLOR is not set.",
+            subcommands: [
+                CommandSpec(
+                    ["dlq", "list"], abstract: "One line per dead letter: DLQ position, age, original topic/partition@offset, type, kind, path.",
+                    synopsis: ["dlq list SOURCE [--kind KIND] [--type TYPE] [--path PATH] [--since WHEN] [--from OFFSET] [-o table|json]"],
+                    discussion: sourceText + "\n\nThe DLQ position is OFFSET on a one-partition DLQ, PARTITION:OFFSET otherwise: what dlq show takes.",
+                    options: sourceOptions + filterOptions + outputOptions + [failOn],
+                    examples: [
+                        Example("switchyard dlq list --file feeds.dlq.jsonl", "Every dead letter of a dump."),
+                        Example("switchyard dlq list -b localhost:9092 -t feeds.dlq --kind typeMismatch --since 1h", "The type mismatches of the last hour."),
+                    ],
+                    exitCodes: [(.success, "listed (also none)"), (.findings, "--fail-on warnings and a warning")] + commonExits),
+                CommandSpec(
+                    ["dlq", "show"], abstract: "One dead letter: the diagnosis, every header, the payload with values redacted and the failing path marked.",
+                    synopsis: ["dlq show SOURCE OFFSET|PARTITION:OFFSET [--reveal] [-o table|json]"],
+                    discussion: sourceText + "\n" + """
+
+                        The payload is pretty-printed with its values redacted (strings "***", numbers 0; keys,
+                        structure, true/false/null and the root "type" kept); --reveal prints the values.
+                        """,
+                    options: sourceOptions + outputOptions + [OptionSpec("--reveal", help: "Print payload values and the key.")],
+                    positionals: [PositionalSpec("POSITION", help: "The DLQ offset, or PARTITION:OFFSET (as dlq list and dlq stats print it).")],
+                    examples: [Example("switchyard dlq show 0:1 --file feeds.dlq.jsonl", "The dead letter at offset 1 of partition 0.")],
+                    exitCodes: [(.success, "shown"), (.findings, "no dead letter at that position")] + commonExits),
+                CommandSpec(
+                    ["dlq", "stats"], abstract: "What broke: counts by kind, path and type together, then by each; most frequent first.",
+                    synopsis: ["dlq stats SOURCE [FILTERS] [-o table|json] [--fail-on warnings]"],
+                    discussion: sourceText + "\n\nEach group names an example (PARTITION:OFFSET) and the command that shows it.",
+                    options: sourceOptions + filterOptions + outputOptions + [failOn],
+                    examples: [
+                        Example("switchyard dlq stats --file feeds.dlq.jsonl", "Ranked groups and the command to show an example of the first."),
+                        Example("switchyard dlq stats -b localhost:9092 -t feeds.dlq -o json", "One object."),
+                    ],
+                    exitCodes: [(.success, "counted"), (.findings, "--fail-on warnings and a warning")] + commonExits),
+                CommandSpec(
+                    ["dlq", "redrive"], abstract: "Send the selected records back to their original topic (a dry run unless --execute).",
+                    synopsis: ["dlq redrive SOURCE [FILTERS] [--execute] [--max-redrives N] [--rate N/s] [-o table|json]"],
+                    discussion: sourceText + "\n" + """
+
+                        Sends to switchyard.original.topic (the original partition when it still exists). Key, value
+                        and other headers are kept; the previous diagnosis (switchyard.*, kafka_dlt-*,
+                        __connect.errors.*) is dropped; switchyard.redrive.count is incremented. Records whose
+                        count reached --max-redrives are refused (loop guard: the worker keeps the count when it
+                        dead-letters a record again). Records stay in the DLQ: use --from to skip those already sent.
+                        """,
+                    options: sourceOptions + filterOptions + outputOptions + [
+                        OptionSpec("--execute", help: "Send (default: a dry run)."),
+                        OptionSpec("--max-redrives", .integer("N", minimum: 1), help: "Refuse records redriven N times already. Default: 3."),
+                        OptionSpec("--rate", .text("N[/s]"), help: "At most N records per second."),
+                        failOn,
+                    ],
+                    examples: [
+                        Example("switchyard dlq redrive -b localhost:9092 -t feeds.dlq --kind typeMismatch", "A dry run: what would be sent where."),
+                        Example("switchyard dlq redrive -b localhost:9092 -t feeds.dlq --kind typeMismatch --execute", "Send them."),
+                    ],
+                    exitCodes: [
+                        (.success, "redriven (or would be)"), (.findings, "some selected records were refused (loop guard or no original topic)"),
+                    ] + commonExits),
+            ],
+            examples: [Example("switchyard dlq stats --file feeds.dlq.jsonl", "Start here: what broke.")],
+            exitCodes: [(.success, "success"), (.findings, "a refusal, a dead letter not found, or --fail-on warnings")] + commonExits)
+    }
 
     enum Subcommand: String, CaseIterable {
         case list, show, stats, redrive
@@ -85,61 +141,48 @@ struct DLQCommand: Command {
     var timeout: Duration
     var connectTimeout: Duration
     var target: (partition: Int32?, offset: Int64)?
+    var failOnWarnings: Bool
 
-    init(arguments: inout Arguments) throws {
-        brokers = try arguments.option("--brokers")
-        topic = try arguments.option("--topic")
-        file = try arguments.option("--file")
-        configPath = try arguments.option("--config")
-        json = arguments.flag("--json")
-        filter.kinds = Set(try arguments.options("--kind"))
-        filter.types = Set(try arguments.options("--type"))
-        filter.paths = Set(try arguments.options("--path"))
-        if let since = try arguments.option("--since") {
+    init(_ arguments: ParsedArguments) throws {
+        let declared = Set(arguments.spec.options.map(\.long))
+        func option(_ name: String) -> String? { declared.contains(name) ? arguments.option(name) : nil }
+        func options(_ name: String) -> [String] { declared.contains(name) ? arguments.options(name) : [] }
+        func flag(_ name: String) -> Bool { declared.contains(name) && arguments.flag(name) }
+        subcommand = Subcommand(rawValue: arguments.spec.path.last!)!
+        brokers = option("--brokers")
+        topic = option("--topic")
+        file = option("--file")
+        configPath = option("--config")
+        json = flag("--json") || option("--output") == "json"
+        filter.kinds = Set(options("--kind"))
+        filter.types = Set(options("--type"))
+        filter.paths = Set(options("--path"))
+        if let since = option("--since") {
             guard let date = DeadLetterFilter.parseSince(since) else {
                 throw CommandError.usage("--since needs a duration (90s, 15m, 2h, 7d) or an RFC 3339 time, not '\(since)'")
             }
             filter.since = date
         }
-        if let from = try arguments.option("--from") {
-            guard let value = Int64(from), value >= 0 else { throw CommandError.usage("--from needs a DLQ offset ≥ 0") }
-            fromOffset = value
-        }
-        reveal = arguments.flag("--reveal")
-        execute = arguments.flag("--execute")
-        let maxRedrives = try arguments.intOption("--max-redrives")
-        self.maxRedrives = maxRedrives ?? 3
-        rate = try parseRate(try arguments.option("--rate"))
-        if let text = try arguments.option("--timeout") {
-            guard let seconds = Double(text), seconds > 0 else { throw CommandError.usage("--timeout needs a positive number of seconds") }
-            timeout = .milliseconds(Int64(seconds * 1000))
-        } else {
-            timeout = .seconds(30)
-        }
-        connectTimeout = try parseConnectTimeout(try arguments.option("--connect-timeout"))
-        var positionals = try arguments.positionals()
-        guard !positionals.isEmpty else {
-            throw CommandError.usage("name a subcommand: \(Subcommand.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        let name = positionals.removeFirst()
-        guard let subcommand = Subcommand(rawValue: name) else {
-            throw CommandError.usage("unknown dlq subcommand '\(name)' (list, show, stats, redrive)")
-        }
-        self.subcommand = subcommand
+        fromOffset = option("--from").flatMap { Int64($0) }
+        reveal = flag("--reveal")
+        execute = flag("--execute")
+        maxRedrives = option("--max-redrives").flatMap { Int($0) } ?? 3
+        rate = try parseRate(option("--rate"))
+        let seconds = option("--timeout").flatMap { Double($0) } ?? 30
+        guard seconds > 0 else { throw CommandError.usage("--timeout needs a positive number of seconds") }
+        timeout = .milliseconds(Int64(seconds * 1000))
+        connectTimeout = try parseConnectTimeout(option("--connect-timeout"))
+        failOnWarnings = declared.contains("--fail-on") && arguments.list("--fail-on").contains("warnings")
         if subcommand == .show {
-            guard positionals.count == 1 else { throw CommandError.usage("dlq show needs one OFFSET (or PARTITION:OFFSET)") }
-            let text = positionals[0]
+            let text = arguments.positionals[0]
             let parts = text.split(separator: ":", omittingEmptySubsequences: false)
             if parts.count == 2, let p = Int32(parts[0]), let o = Int64(parts[1]), p >= 0, o >= 0 {
                 target = (p, o)
             } else if parts.count == 1, let o = Int64(text), o >= 0 {
                 target = (nil, o)
             } else {
-                throw CommandError.usage("OFFSET must be a DLQ offset or PARTITION:OFFSET, not '\(text)'")
+                throw CommandError.usage("POSITION must be a DLQ offset or PARTITION:OFFSET, not '\(text)'")
             }
-            if maxRedrives != nil { throw CommandError.usage("--max-redrives is for dlq redrive") }
-        } else if !positionals.isEmpty {
-            throw CommandError.usage("unexpected argument '\(positionals[0])'")
         }
     }
 
@@ -148,12 +191,6 @@ struct DLQCommand: Command {
         if file != nil && (live || topic != nil) { throw CommandError.usage("--file and --brokers/--config/--topic are exclusive") }
         if file == nil && !live { throw CommandError.usage("give a source: --brokers LIST --topic TOPIC, or --file DUMP") }
         if live && topic == nil { throw CommandError.usage("--topic names the dead-letter topic (e.g. feeds.dlq)") }
-        if reveal && subcommand != .show { throw CommandError.usage("--reveal is for dlq show") }
-        if subcommand != .redrive && (execute || rate != nil) { throw CommandError.usage("--execute and --rate are for dlq redrive") }
-        if subcommand == .show && (!filter.kinds.isEmpty || !filter.types.isEmpty || !filter.paths.isEmpty || filter.since != nil || fromOffset != nil) {
-            throw CommandError.usage("dlq show takes an OFFSET, not filters")
-        }
-        if maxRedrives < 1 { throw CommandError.usage("--max-redrives must be at least 1") }
     }
 
     // MARK: - Run
@@ -173,21 +210,60 @@ struct DLQCommand: Command {
         let source: DeadLetterSource =
             if let file { .file(file) } else { .live(brokers: brokers!, topic: topic!, properties: properties) }
         let letters = try await source.read(connectTimeout: connectTimeout, timeout: timeout)
+        try checkTypes(letters)
+        let name = source.topicName ?? letters.first?.topic ?? file ?? "the input"
+        let warnings = Self.warnings(letters, name: name)
         let style = Style.forStandardOutput()
         let out = Output()
         defer { out.flush() }
+        var code: ExitCode
         switch subcommand {
         case .list:
             list(letters.filter(selected), total: letters.count, out: out, style: style)
-            return .success
+            code = .success
         case .show:
-            return try show(letters, out: out, style: style)
+            code = try show(letters, out: out, style: style)
         case .stats:
             stats(letters.filter(selected), topic: source.topicName ?? letters.first?.topic, out: out, style: style)
-            return .success
+            code = .success
         case .redrive:
-            return try await redrive(letters.filter(selected), out: out, style: style, brokers: brokers, properties: properties)
+            code = try await redrive(letters.filter(selected), out: out, style: style, brokers: brokers, properties: properties)
         }
+        out.flush()
+        for warning in warnings { printError("warning: \(warning)") }
+        if failOnWarnings && !warnings.isEmpty {
+            printError("dlq: failing (--fail-on warnings): \(warnings.count) warning(s)")
+            return .findings
+        }
+        return code
+    }
+
+    /// A `--type` that neither this binary's catalogs nor the DLQ know is a typo, not "0 of N".
+    func checkTypes(_ letters: [DeadLetter]) throws {
+        let known = Set(SwitchyardCommand.catalogs.catalogs.flatMap(\.eventTypes)).union(letters.compactMap(\.type))
+        for type in filter.types.sorted() where !known.contains(type) {
+            throw CommandError.usage(
+                "--type '\(type)' is not an event type of this binary's catalogs nor of any dead letter read" + didYouMean(type, among: known.sorted()))
+        }
+    }
+
+    /// What the input looks like when it does not look like a dead-letter topic.
+    static func warnings(_ letters: [DeadLetter], name: String) -> [String] {
+        let bare = letters.filter { $0.origin == .none }.count
+        guard bare > 0 else { return [] }
+        var text = "\(bare) of \(letters.count) records in \(name) carry no dead-letter headers (switchyard.*, kafka_dlt-*, __connect.errors.*)"
+        text += name.hasSuffix(".dlq") ? ": they are not dead letters" : ": is \(name) a dead-letter topic? (a DLQ is usually named \(name).dlq)"
+        return [text]
+    }
+
+    /// The source options of this command line, to print commands that run as given.
+    var sourceArguments: String {
+        var words: [String] = []
+        if let file { words += ["--file", file] }
+        if let configPath { words += ["-c", configPath] }
+        if let brokers { words += ["-b", brokers] }
+        if let topic { words += ["-t", topic] }
+        return words.map(shellQuoted).joined(separator: " ")
     }
 
     func selected(_ d: DeadLetter) -> Bool {
@@ -249,11 +325,12 @@ struct DLQCommand: Command {
         guard let target else { return .usage }
         let matches = letters.filter { $0.offset == target.offset && (target.partition == nil || $0.partition == target.partition) }
         guard let d = matches.first else {
-            throw CommandError.usage("no dead letter at offset \(target.partition.map { "\($0):" } ?? "")\(target.offset) (\(letters.count) read)")
+            // Not found is about the data, not the command line: exit 1, as grep and kubectl do.
+            throw CommandError(.findings, "no dead letter at offset \(target.partition.map { "\($0):" } ?? "")\(target.offset) (\(letters.count) read)")
         }
         guard matches.count == 1 else {
-            throw CommandError.usage(
-                "offset \(target.offset) is in several partitions (\(matches.map { String($0.partition) }.joined(separator: ", "))): use PARTITION:OFFSET")
+            let choices = matches.map { "\($0.partition):\($0.offset)" }.joined(separator: " or ")
+            throw CommandError.usage("offset \(target.offset) is in several partitions: give PARTITION:OFFSET, \(choices)")
         }
         let printer = PayloadPrinter(reveal: reveal)
         let rendered = d.value.map { printer.render($0) }
@@ -329,14 +406,14 @@ struct DLQCommand: Command {
     }
 
     func stats(_ letters: [DeadLetter], topic: String?, out: Output, style: Style) {
-        var groups: [Group: (count: Int, topics: Set<String>, first: Date?, last: Date?, example: Int64)] = [:]
+        var groups: [Group: (count: Int, topics: Set<String>, first: Date?, last: Date?, example: (partition: Int32, offset: Int64))] = [:]
         var byKind: [String: Int] = [:]
         var byType: [String: Int] = [:]
         var byPath: [String: Int] = [:]
         var byTopic: [String: Int] = [:]
         for d in letters {
             let g = Group(kind: d.kind, path: d.path, type: d.type)
-            var entry = groups[g] ?? (0, [], nil, nil, d.offset)
+            var entry = groups[g] ?? (0, [], nil, nil, (d.partition, d.offset))
             entry.count += 1
             if let t = d.originalTopic { entry.topics.insert(t) }
             if let f = d.failedAt {
@@ -372,7 +449,8 @@ struct DLQCommand: Command {
                 x.set("originalTopics", v.topics.sorted())
                 x.setIfPresent("first", v.first.map { Timestamp($0).text })
                 x.setIfPresent("last", v.last.map { Timestamp($0).text })
-                x.set("exampleOffset", v.example)
+                x.set("exampleOffset", v.example.offset)
+                x.set("examplePartition", v.example.partition)
                 return x
             })
             for (name, counts) in [("byKind", byKind), ("byType", byType), ("byPath", byPath), ("byOriginalTopic", byTopic)] {
@@ -398,10 +476,14 @@ struct DLQCommand: Command {
         for (g, v) in sortedGroups {
             table.rows.append([
                 String(v.count), g.kind, Self.dash(g.path), g.type ?? "-", v.topics.sorted().joined(separator: ","),
-                relativeAge(v.last), "dlq show \(v.example)",
+                relativeAge(v.last), "\(v.example.partition):\(v.example.offset)",
             ])
         }
         out.line(style.header(table.render()))
+        if let first = sortedGroups.first {
+            out.line()
+            out.line("Show an example: switchyard dlq show \(first.value.example.partition):\(first.value.example.offset) \(sourceArguments)")
+        }
         for (title, counts) in [("By kind", byKind), ("By path", byPath), ("By type", byType)] {
             out.line()
             out.line(style.bold(title))
