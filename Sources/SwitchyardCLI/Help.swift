@@ -6,7 +6,7 @@ extension CommandSpec {
     /// The usage lines: the declared synopsis, or one derived from the required options and positionals.
     var usageLines: [String] {
         if !synopsis.isEmpty { return synopsis.map { "switchyard " + $0 } }
-        if !subcommands.isEmpty { return ["\(commandLine) <subcommand> [options]"] }
+        if !subcommands.isEmpty { return subcommands.flatMap(\.usageLines) }
         var parts = [commandLine]
         if !options.isEmpty { parts.append("[options]") }
         parts += positionals.map(\.usage)

@@ -336,8 +336,10 @@ struct ReplayCommand: Command {
         let unknownTags = s.unknownTypes.values.reduce(0, +)
             + s.failures.filter { $0.key.kind == .unknownType }.reduce(0) { $0 + $1.value.count }
         guard values > 0, unknownTags * 2 > values else { return [] }
-        let common = s.unknownTypes.max { $0.value < $1.value }?.key
-            ?? s.failures.filter { $0.key.kind == .unknownType }.max { $0.value.count < $1.value.count }?.key.type
+        // The most frequent unknown tag (ties: the first by name), so the warning is the same every run.
+        let tags = s.unknownTypes.map { ($0.key, $0.value) }
+            + s.failures.filter { $0.key.kind == .unknownType }.compactMap { g, c in g.type.map { ($0, c.count) } }
+        let common = tags.min { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }?.0
         let catalog = options.topic.map { "the \($0.catalog.name) catalog" } ?? "its catalog"
         let percent = unknownTags * 100 / values
         var text = "\(unknownTags) of \(values) records (\(percent)%) of \(topics.sorted().joined(separator: ", ")) have a type \(catalog) does not know"

@@ -50,6 +50,7 @@ struct SchemaCommand: Command {
     static var spec: CommandSpec {
         CommandSpec(
             ["schema"], abstract: "Check a schema change: which records break, in which direction, which side deploys first.",
+            discussion: checkSpec.discussion,
             subcommands: [checkSpec],
             examples: [Example("switchyard schema check Schemas/baseline Schemas", "The change since the last release.")],
             exitCodes: checkSpec.exitCodes)
