@@ -102,7 +102,7 @@ let package = Package(
             dependencies: ["SwitchyardCatalog", "Switchyard", "SwitchyardFuzz", "SwitchyardTestSupport"],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "CLITests", dependencies: ["Switchyard", "SwitchyardTestSupport", "SwitchyardCatalog"]),
+        .testTarget(name: "CLITests", dependencies: ["Switchyard", "SwitchyardTestSupport", "SwitchyardCatalog"], exclude: ["Fixtures"]),
         /// Integration tests over TCP against the embedded broker (and kcat against `switchyard broker`).
         .testTarget(name: "SwitchyardKafkaTests", dependencies: ["SwitchyardKafka", "SwitchyardTestSupport"]),
         /// The worker end to end on the embedded broker: policies, dead letters, halts, faults.

@@ -25,13 +25,16 @@ public struct WorkerConfiguration: Sendable {
     /// librdkafka properties passed through (security.protocol, sasl.*, ssl.*), secrets resolved.
     public var kafka: [String: String]
 
+    /// The default of ``maxRecordBytes``: 1 MiB (`replay` uses it too, so a record the worker would fail fails there).
+    public static let defaultMaxRecordBytes = 1 << 20
+
     /// The topic names, sorted (deterministic order for subscriptions and output).
     public var topicNames: [String] { topics.keys.sorted() }
 
     public init(
         brokers: String, groupId: String, clientId: String = "switchyard", topics: [String: TopicConfiguration],
         metrics: MetricsConfiguration = MetricsConfiguration(), controlTopic: String = "switchyard.control",
-        shutdownTimeoutSeconds: Double = 25, maxRecordBytes: Int = 1 << 20, kafka: [String: String] = [:]
+        shutdownTimeoutSeconds: Double = 25, maxRecordBytes: Int = WorkerConfiguration.defaultMaxRecordBytes, kafka: [String: String] = [:]
     ) {
         self.brokers = brokers
         self.groupId = groupId
@@ -181,7 +184,7 @@ extension WorkerConfiguration {
             brokers: file.brokers, groupId: file.groupId, clientId: file.clientId ?? "switchyard", topics: topics,
             metrics: MetricsConfiguration(host: metrics.host ?? "0.0.0.0", port: metrics.port ?? 9464, maxTypeLabels: metrics.maxTypeLabels ?? 100),
             controlTopic: file.controlTopic ?? "switchyard.control", shutdownTimeoutSeconds: file.shutdownTimeoutSeconds ?? 25,
-            maxRecordBytes: file.maxRecordBytes ?? (1 << 20), kafka: kafka)
+            maxRecordBytes: file.maxRecordBytes ?? WorkerConfiguration.defaultMaxRecordBytes, kafka: kafka)
         // DeliveryGuarantees.swift: kafka properties the guarantees depend on, message.max.bytes.
         try configuration.validateDeliveryGuarantees()
         if let secret = file.controlTopicSecret {

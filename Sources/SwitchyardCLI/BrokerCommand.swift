@@ -4,33 +4,28 @@ import SwitchyardKafka
 
 /// `switchyard broker`: runs an embedded Kafka-protocol cluster (librdkafka's mock cluster) until SIGINT/SIGTERM.
 struct BrokerCommand: Command {
-    static let name = "broker"
-    static let abstract = "Run an embedded Kafka-protocol broker (in memory) until interrupted."
-    static let usage = """
-        switchyard broker [--brokers N] [--topic NAME:PARTITIONS]…
+    static let spec = CommandSpec(
+        ["broker"], abstract: "Run an embedded Kafka-protocol broker (in memory) until interrupted.",
+        discussion: """
+            Starts librdkafka's mock cluster on localhost and prints, as the first line on stdout:
 
-        Starts librdkafka's mock cluster on localhost and prints, as the first line on stdout:
+              bootstrap.servers=HOST:PORT[,HOST:PORT…]
 
-          bootstrap.servers=HOST:PORT[,HOST:PORT…]
-
-        then serves until SIGINT or SIGTERM (exit 0). Records live in memory only.
-
-        OPTIONS:
-          --brokers N                 How many brokers (1…32). Default: 1.
-          --topic NAME:PARTITIONS     Create a topic (repeatable). Other topics are created on first use
-                                      (any client's metadata request) with 4 partitions, the mock's default.
-          -h, --help                  Show this help.
-
-        EXAMPLE:
-          switchyard broker --topic payments:4 --topic feeds:2
-          kcat -b HOST:PORT -P -t payments -K:
-        """
+            then serves until SIGINT or SIGTERM (exit 0). Records live in memory only. Topics not created
+            with --topic are created on first use (any client's metadata request) with 4 partitions.
+            """,
+        options: [
+            OptionSpec("--brokers", .integer("N", minimum: 1), help: "How many brokers (1…32). Default: 1."),
+            OptionSpec("--topic", short: "-t", .text("NAME:PARTITIONS"), repeatable: true, help: "Create a topic."),
+        ],
+        examples: [Example("switchyard broker -t payments:4 -t feeds:2", "Then: kcat -b HOST:PORT -P -t payments -K:")],
+        exitCodes: [(.success, "stopped by SIGINT or SIGTERM"), (.usage, "usage"), (.unavailable, "the mock cluster could not start")])
 
     var brokers: Int
     var topics: [(name: String, partitions: Int)]
 
-    init(arguments: inout Arguments) throws {
-        brokers = try arguments.intOption("--brokers") ?? 1
+    init(_ arguments: ParsedArguments) throws {
+        brokers = arguments.integer("--brokers") ?? 1
         topics = try arguments.options("--topic").map(Self.parseTopic)
     }
 

@@ -36,17 +36,16 @@ public struct CommandError: Error, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// One subcommand: it parses its own arguments, validates them, then runs.
+/// One subcommand: its declaration, then construction from the parsed arguments, validation, run.
+///
+/// The declaration (``spec``) is the only list of the command's options: parsing, "did you mean",
+/// `--help`, `switchyard help X` and the completion scripts are derived from it.
 public protocol Command: Sendable {
-    /// The subcommand's name on the command line.
-    static var name: String { get }
-    /// One line for the root `--help`.
-    static var abstract: String { get }
-    /// The full `--help` text.
-    static var usage: String { get }
+    /// The options, positionals, subcommands, help, examples and exit codes.
+    static var spec: CommandSpec { get }
 
-    /// Parses arguments (after the subcommand name); throws `CommandError.usage` on bad ones.
-    init(arguments: inout Arguments) throws
+    /// Takes the parsed arguments (already checked against ``spec``); throws `CommandError.usage` on bad ones.
+    init(_ arguments: ParsedArguments) throws
     /// Checks the parsed options together; throws `CommandError.usage` on a bad combination.
     func validate() throws
     /// Runs the command and returns the exit code.
@@ -55,93 +54,6 @@ public protocol Command: Sendable {
 
 extension Command {
     public func validate() throws {}
-}
-
-/// A small argument cursor: flags, options with values (`--x v` or `--x=v`), positionals.
-public struct Arguments {
-    private var items: [String]
-    private var consumed: [Bool]
-
-    public init(_ items: [String]) {
-        self.items = items
-        self.consumed = Array(repeating: false, count: items.count)
-    }
-
-    /// Whether `--help`/`-h` was given.
-    public var wantsHelp: Bool { items.contains("--help") || items.contains("-h") }
-
-    /// Takes a boolean flag; true if present.
-    public mutating func flag(_ name: String) -> Bool {
-        var found = false
-        for (i, item) in items.enumerated() where !consumed[i] && item == name {
-            consumed[i] = true
-            found = true
-        }
-        return found
-    }
-
-    /// Takes every value of a repeatable option.
-    public mutating func options(_ name: String) throws -> [String] {
-        var values: [String] = []
-        var i = 0
-        while i < items.count {
-            defer { i += 1 }
-            guard !consumed[i] else { continue }
-            let item = items[i]
-            if item == name {
-                guard i + 1 < items.count, !consumed[i + 1] else {
-                    throw CommandError.usage("option \(name) needs a value")
-                }
-                consumed[i] = true
-                consumed[i + 1] = true
-                values.append(items[i + 1])
-                i += 1
-            } else if item.hasPrefix(name + "=") {
-                consumed[i] = true
-                values.append(String(item.dropFirst(name.count + 1)))
-            }
-        }
-        return values
-    }
-
-    /// Takes a single-valued option; a repeated one is a usage error.
-    public mutating func option(_ name: String) throws -> String? {
-        let values = try options(name)
-        guard values.count <= 1 else { throw CommandError.usage("option \(name) given more than once") }
-        return values.first
-    }
-
-    /// Takes an integer option.
-    public mutating func intOption(_ name: String) throws -> Int? {
-        guard let text = try option(name) else { return nil }
-        guard let value = Int(text) else { throw CommandError.usage("option \(name) needs an integer, got '\(text)'") }
-        return value
-    }
-
-    /// Takes every remaining argument as a positional; an unknown `--option` is a usage error.
-    public mutating func positionals() throws -> [String] {
-        var values: [String] = []
-        var afterDashDash = false
-        for (i, item) in items.enumerated() where !consumed[i] {
-            consumed[i] = true
-            if !afterDashDash && item == "--" {
-                afterDashDash = true
-                continue
-            }
-            if !afterDashDash && item.hasPrefix("-") && item != "-" {
-                throw CommandError.usage("unknown option '\(item)'")
-            }
-            values.append(item)
-        }
-        return values
-    }
-
-    /// Fails when something was not taken by the command.
-    public mutating func finish() throws {
-        for (i, item) in items.enumerated() where !consumed[i] {
-            throw CommandError.usage("unexpected argument '\(item)'")
-        }
-    }
 }
 
 /// Writes to stderr, unbuffered.

@@ -3,40 +3,41 @@ import Switchyard
 
 /// `switchyard consume`: the deployed worker.
 struct ConsumeCommand: Command {
-    static let name = "consume"
-    static let abstract = "Run the worker: consume the configured topics in a consumer group."
-    static let usage = """
-        USAGE: switchyard consume --config FILE [--log-level debug|info|notice|warning|error]
+    static let spec = CommandSpec(
+        ["consume"], abstract: "Run the worker: consume the configured topics in a consumer group.",
+        synopsis: ["consume -c FILE [--log-level debug|info|notice|warning|error]"],
+        discussion: """
+            Consumes the configured topics in the configured group; decodes every record; applies each
+            topic's policy (strict: dead-letter and halt; lenient: dead-letter and go on); republishes;
+            stores offsets only once a record's outcome is durable. Serves /metrics, /healthz, /readyz and
+            /status on the configured metrics address. SIGTERM or SIGINT drain and commit, within
+            shutdownTimeoutSeconds. Logs are JSON lines on stderr, without record values.
 
-        Consumes the configured topics in the configured group; decodes every record; applies each
-        topic's policy (strict: dead-letter and halt; lenient: dead-letter and go on); republishes;
-        stores offsets only once a record's outcome is durable. Serves /metrics, /healthz, /readyz and
-        /status on the configured metrics address. SIGTERM or SIGINT drain and commit, within
-        shutdownTimeoutSeconds. Logs are JSON lines on stderr, without record values.
+            ENVIRONMENT: SWITCHYARD_BROKERS, SWITCHYARD_GROUP_ID override the file's brokers and groupId.
 
-        ENVIRONMENT:
-          SWITCHYARD_BROKERS, SWITCHYARD_GROUP_ID override the file's brokers and groupId.
-
-        Properties the delivery guarantees depend on (enable.auto.offset.store, enable.auto.commit,
-        enable.idempotence, acks, isolation.level, auto.offset.reset, group.id, …) cannot be set in the
-        config's kafka map.
-
-        EXIT CODES: 0 stopped cleanly; 69 broker unavailable; 70 fatal Kafka error, or a dead letter or
-                    republish that can never be produced (too large); 78 bad configuration.
-        """
+            Properties the delivery guarantees depend on (enable.auto.offset.store, enable.auto.commit,
+            enable.idempotence, acks, isolation.level, auto.offset.reset, group.id, …) cannot be set in the
+            config's kafka map.
+            """,
+        options: [
+            OptionSpec("--config", short: "-c", .file("FILE"), help: "The worker's config (required)."),
+            OptionSpec("--log-level", .choice(["debug", "info", "notice", "warning", "error"]), help: "Default: info."),
+        ],
+        examples: [Example("switchyard consume -c worker.json", "Run the worker until SIGTERM.")],
+        exitCodes: [
+            (.success, "stopped cleanly"), (.usage, "usage"), (.unavailable, "broker unavailable"),
+            (.software, "fatal Kafka error, or a dead letter or republish that can never be produced (too large)"),
+            (.config, "bad configuration"),
+        ])
 
     var configPath: String
     var logLevel: LogLevel
 
-    init(arguments: inout Arguments) throws {
-        guard let path = try arguments.option("--config") else { throw CommandError.usage("--config FILE is required") }
+    init(_ arguments: ParsedArguments) throws {
+        guard let path = arguments.option("--config") else { throw CommandError.usage("--config FILE is required") }
         configPath = path
-        let level = try arguments.option("--log-level") ?? "info"
-        guard let parsed = ["debug": LogLevel.debug, "info": .info, "notice": .notice, "warning": .warning, "error": .error][level] else {
-            throw CommandError.usage("--log-level must be debug, info, notice, warning or error")
-        }
-        logLevel = parsed
-        _ = try arguments.positionals()
+        let levels = ["debug": LogLevel.debug, "info": .info, "notice": .notice, "warning": .warning, "error": .error]
+        logLevel = levels[arguments.option("--log-level") ?? "info"] ?? .info
     }
 
     func run() async throws -> ExitCode {

@@ -9,73 +9,134 @@ import Glibc
 /// `switchyard dlq list|show|stats|redrive`: what was dead-lettered, why, where in the record, and sending
 /// it back once fixed.
 struct DLQCommand: Command {
-    static let name = "dlq"
-    static let abstract = "Inspect a dead-letter topic (list, show, stats) and redrive records to their original topic."
-    static let usage = """
-        USAGE: switchyard dlq list    SOURCE [FILTERS] [--follow] [--json]
-               switchyard dlq show    SOURCE TOPIC/PARTITION@OFFSET [--reveal] [--json]
-               switchyard dlq stats   SOURCE [FILTERS] [--json]
-               switchyard dlq redrive SOURCE [FILTERS] [--execute] [--max-redrives N] [--rate N/s] [--json]
+    // MARK: - Declaration
 
-        Reads a dead-letter topic once, from the beginning to its end when the command starts, read-only
-        (partitions assigned directly: no group is joined, nothing is committed); or a dump of one made with
-        `kcat -C -J -e -t TOPIC.dlq`. Records are printed as they are read; a dead letter is named
-        topic/partition@offset (feeds.dlq/0@3), the form `dlq show` takes.
-        Understands switchyard.* headers, Spring Kafka's kafka_dlt-* and Kafka Connect's __connect.errors.*
-        (their records have kind "foreign" and the exception message).
+    /// Where the dead letters come from (every subcommand).
+    static let sourceOptions = [
+        OptionSpec("--brokers", short: "-b", .text("LIST"), help: "Bootstrap servers of a live DLQ topic (with --topic)."),
+        OptionSpec("--topic", short: "-t", .text("TOPIC"), help: "The dead-letter topic, e.g. feeds.dlq (with --brokers or --config)."),
+        OptionSpec("--config", short: "-c", .file("FILE"), help: "Brokers and Kafka settings (security) from the worker's config (with --topic)."),
+        OptionSpec("--file", .file("DUMP"), help: "A dump made with kcat -C -J -e -t TOPIC.dlq (gzip allowed), instead of a live topic."),
+        OptionSpec("--timeout", .number("S"), help: "Idle timeout: no new record for S seconds ends a live read with what was read (a warning on stderr). Default: 10."),
+        OptionSpec("--connect-timeout", .number("S"), help: "Seconds to reach the brokers (exit 69; a refused or unresolvable address fails at once, with its cause). Default: 10."),
+    ]
 
-        SOURCE (one of):
-          --brokers LIST --topic TOPIC   A live DLQ topic (e.g. --topic feeds.dlq).
-          --config FILE --topic TOPIC    Brokers and Kafka settings (security) from the worker's config.
-          --file DUMP                    A kcat -J dump (gzip allowed).
+    /// The dead-letter kinds a filter can name.
+    static let kinds = FailureKind.allCases.map(\.rawValue) + ["foreign", "unknown"]
 
-        SUBCOMMANDS:
-          list      One line per dead letter: where it is, age, original topic/partition@offset, type, kind, path.
-                    --follow: then the new ones as they arrive, until Ctrl-C (SIGINT) or SIGTERM (exit 0).
-          show      One dead letter (feeds.dlq/0@3; a live read fetches only that record; with --brokers the
-                    topic may come from the location instead of --topic): the diagnosis, every header, and the payload pretty-printed with its values
-                    redacted (strings "***", numbers 0; keys, structure, true/false/null and the root "type"
-                    kept) and the failing path marked. --reveal prints the values.
-          stats     What broke: counts by kind, path and type together, then by each; most frequent first.
-          redrive   Sends the selected records back to their original topic (switchyard.original.topic,
-                    the original partition when it still exists). A DRY RUN unless --execute. Key, value and
-                    other headers are kept; the previous diagnosis (switchyard.*, kafka_dlt-*,
-                    __connect.errors.*) is dropped; switchyard.redrive.count is incremented. Records whose
-                    count reached --max-redrives are refused (loop guard: the worker keeps the count when it
-                    dead-letters a record again). Records stay in the DLQ: use --from to skip those already sent.
+    /// `--kind`, `--type`, `--path`, `--since`, `--from` (list, stats, redrive).
+    static let filterOptions = [
+        OptionSpec("--kind", .choice(kinds), repeatable: true, help: "Only this kind (foreign: Spring or Connect records; unknown: no diagnosis headers)."),
+        OptionSpec("--type", .text("TYPE"), repeatable: true, help: "Only this event type (a type of this binary's catalogs or one in the DLQ)."),
+        OptionSpec("--path", .text("PATH"), repeatable: true, help: "Only this failing path, e.g. amount.value."),
+        OptionSpec("--since", .text("WHEN"), help: "Failed within a duration (90s, 15m, 2h, 7d) or since an RFC 3339 time."),
+        OptionSpec("--from", .integer("OFFSET", minimum: 0), help: "Only DLQ offsets ≥ OFFSET."),
+    ]
 
-        FILTERS (list, stats, redrive):
-          --kind KIND       keyNotFound, valueNotFound, typeMismatch, dataCorrupted, unknownType, foreign (repeatable).
-          --type TYPE       The event type (repeatable).
-          --path PATH       The failing path, e.g. amount.value (repeatable).
-          --since WHEN      Failed within a duration (90s, 15m, 2h, 7d) or since an RFC 3339 time.
-          --from OFFSET     Only DLQ offsets ≥ OFFSET.
+    static let outputOptions = [
+        OptionSpec("--output", short: "-o", .choice(["table", "json"]), help: "table (default) or json."),
+        OptionSpec("--json", help: "Same as -o json."),
+    ]
 
-        OPTIONS:
-          --json            list: one JSON object per line (NDJSON); show and stats: one object;
-                            redrive: one object per record (action "redrive", "sent" or "refused").
-          --reveal          show: print payload values.
-          --execute         redrive: send (default: dry run).
-          --max-redrives N  redrive: refuse records redriven N times already. Default: 3.
-          --rate N[/s]      redrive: at most N records per second.
-          --follow          list: keep reading new dead letters until SIGINT/SIGTERM.
-          --timeout S       Idle timeout: no new record for S seconds ends a live read with what was read
-                            (a warning on stderr). Default: 10.
-          --connect-timeout S  Seconds to reach the brokers (exit 69; a refused or unresolvable address fails
-                            at once, with its cause). Default: 10.
-          -h, --help        Show this help.
+    static let failOn = OptionSpec(
+        "--fail-on", .list(["warnings"]), help: "Exit 1 on a warning (records without dead-letter headers: not a DLQ?). For CI.")
 
-        Colour only when stdout is a terminal and NO_COLOR is not set; progress on stderr only when stderr is.
-
-        EXAMPLES:
-          switchyard dlq list --brokers localhost:9092 --topic feeds.dlq --follow
-          switchyard dlq show --brokers localhost:9092 feeds.dlq/0@3
-
-        EXIT CODES:
-          0 success; 1 redrive refused some selected records (loop guard or no original topic);
-          64 usage; 65 unreadable dump, missing topic, or no dead letter at the location shown;
-          69 broker unavailable or a redrive delivery failed; 78 bad --config.
+    static let sourceText = """
+        SOURCE is a live topic (-b LIST -t TOPIC, or -c FILE -t TOPIC), read once from the beginning to its
+        end when the command starts, read-only (partitions assigned directly: no group is joined, nothing is
+        committed), or a dump (--file). Dead letters are handled as they are read (none is held in memory
+        but by redrive); progress goes to stderr when it is a terminal.
+        switchyard.* headers are understood, and Spring Kafka's kafka_dlt-* and Kafka Connect's
+        __connect.errors.* (kind "foreign", with the exception message). A record without any of them is
+        counted with kind "unknown", and a warning says the topic may not be a DLQ.
         """
+
+    static let commonExits: [(code: ExitCode, meaning: String)] = [
+        (.usage, "usage (also: an unknown --kind or --type)"),
+        (.dataError, "unreadable dump or no such topic"),
+        (.unavailable, "broker unavailable (a refused or unresolvable address at once, with its cause)"),
+        (.config, "bad --config"),
+    ]
+
+    static var spec: CommandSpec {
+        CommandSpec(
+            ["dlq"], abstract: "Inspect a dead-letter topic (list, show, stats) and redrive records to their original topic.",
+            discussion: sourceText + "\n\nColour only when stdout is a terminal and NO_COLOR is not set.",
+            subcommands: [
+                CommandSpec(
+                    ["dlq", "list"], abstract: "One line per dead letter as it is read: where it is, age, original topic/partition@offset, type, kind, path.",
+                    synopsis: ["dlq list SOURCE [--kind KIND] [--type TYPE] [--path PATH] [--since WHEN] [--from OFFSET] [--follow] [-o table|json]"],
+                    discussion: sourceText + "\n\n" + """
+                        A dead letter is named topic/partition@offset (feeds.dlq/0@3): what dlq show takes. With
+                        --follow, the new dead letters are printed as they arrive until Ctrl-C (SIGINT) or SIGTERM,
+                        which end it with exit 0.
+                        """,
+                    options: sourceOptions + filterOptions + outputOptions + [
+                        OptionSpec("--follow", short: "-f", help: "Then print new dead letters as they arrive, until SIGINT or SIGTERM (a live topic only)."),
+                        failOn,
+                    ],
+                    examples: [
+                        Example("switchyard dlq list --file feeds.dlq.jsonl", "Every dead letter of a dump."),
+                        Example("switchyard dlq list -b localhost:9092 -t feeds.dlq --kind typeMismatch --since 1h", "The type mismatches of the last hour."),
+                        Example("switchyard dlq list -b localhost:9092 -t feeds.dlq --follow", "Every dead letter, then the new ones as they arrive, until Ctrl-C."),
+                    ],
+                    exitCodes: [(.success, "listed (also none; also when --follow ends on a signal)"), (.findings, "--fail-on warnings and a warning")] + commonExits),
+                CommandSpec(
+                    ["dlq", "show"], abstract: "One dead letter: the diagnosis, every header, the payload with values redacted and the failing path marked.",
+                    synopsis: ["dlq show SOURCE TOPIC/PARTITION@OFFSET [--reveal] [-o table|json]", "dlq show -b LIST TOPIC/PARTITION@OFFSET"],
+                    discussion: sourceText + "\n" + """
+
+                        The payload is pretty-printed with its values redacted (strings "***", numbers 0; keys,
+                        structure, true/false/null and the root "type" kept); --reveal prints the values.
+
+                        On a live topic, a location (feeds.dlq/0@3) fetches only that record, and names the topic:
+                        -t may be left out. OFFSET and PARTITION:OFFSET are still understood.
+                        """,
+                    options: sourceOptions + outputOptions + [OptionSpec("--reveal", help: "Print payload values and the key.")],
+                    positionals: [PositionalSpec("LOCATION", help: "topic/partition@offset, as dlq list and dlq stats print it (e.g. feeds.dlq/0@1).")],
+                    examples: [
+                        Example("switchyard dlq show feeds.dlq/0@1 --file feeds.dlq.jsonl", "The dead letter at offset 1 of partition 0."),
+                        Example("switchyard dlq show -b localhost:9092 feeds.dlq/0@1", "The same, fetched alone from the live topic."),
+                    ],
+                    exitCodes: [(.success, "shown"), (.findings, "no dead letter at that position")] + commonExits),
+                CommandSpec(
+                    ["dlq", "stats"], abstract: "What broke: counts by kind, path and type together, then by each; most frequent first.",
+                    synopsis: ["dlq stats SOURCE [FILTERS] [-o table|json] [--fail-on warnings]"],
+                    discussion: sourceText + "\n\nEach group names an example (topic/partition@offset) and the command that shows it.",
+                    options: sourceOptions + filterOptions + outputOptions + [failOn],
+                    examples: [
+                        Example("switchyard dlq stats --file feeds.dlq.jsonl", "Ranked groups and the command to show an example of the first."),
+                        Example("switchyard dlq stats -b localhost:9092 -t feeds.dlq -o json", "One object."),
+                    ],
+                    exitCodes: [(.success, "counted"), (.findings, "--fail-on warnings and a warning")] + commonExits),
+                CommandSpec(
+                    ["dlq", "redrive"], abstract: "Send the selected records back to their original topic (a dry run unless --execute).",
+                    synopsis: ["dlq redrive SOURCE [FILTERS] [--execute] [--max-redrives N] [--rate N/s] [-o table|json]"],
+                    discussion: sourceText + "\n" + """
+
+                        Sends to switchyard.original.topic (the original partition when it still exists). Key, value
+                        and other headers are kept; the previous diagnosis (switchyard.*, kafka_dlt-*,
+                        __connect.errors.*) is dropped; switchyard.redrive.count is incremented. Records whose
+                        count reached --max-redrives are refused (loop guard: the worker keeps the count when it
+                        dead-letters a record again). Records stay in the DLQ: use --from to skip those already sent.
+                        """,
+                    options: sourceOptions + filterOptions + outputOptions + [
+                        OptionSpec("--execute", help: "Send (default: a dry run)."),
+                        OptionSpec("--max-redrives", .integer("N", minimum: 1), help: "Refuse records redriven N times already. Default: 3."),
+                        OptionSpec("--rate", .text("N[/s]"), help: "At most N records per second."),
+                        failOn,
+                    ],
+                    examples: [
+                        Example("switchyard dlq redrive -b localhost:9092 -t feeds.dlq --kind typeMismatch", "A dry run: what would be sent where."),
+                        Example("switchyard dlq redrive -b localhost:9092 -t feeds.dlq --kind typeMismatch --execute", "Send them."),
+                    ],
+                    exitCodes: [
+                        (.success, "redriven (or would be)"), (.findings, "some selected records were refused (loop guard or no original topic)"),
+                    ] + commonExits),
+            ],
+            examples: [Example("switchyard dlq stats --file feeds.dlq.jsonl", "Start here: what broke.")],
+            exitCodes: [(.success, "success"), (.findings, "a refusal, a dead letter not found, or --fail-on warnings")] + commonExits)
+    }
 
     enum Subcommand: String, CaseIterable {
         case list, show, stats, redrive
@@ -99,51 +160,41 @@ struct DLQCommand: Command {
     /// The dead letter `show` names as topic/partition@offset.
     var targetLocation: RecordLocation?
     var follow: Bool
+    var failOnWarnings: Bool
 
-    init(arguments: inout Arguments) throws {
-        brokers = try arguments.option("--brokers")
-        topic = try arguments.option("--topic")
-        file = try arguments.option("--file")
-        configPath = try arguments.option("--config")
-        json = arguments.flag("--json")
-        filter.kinds = Set(try arguments.options("--kind"))
-        filter.types = Set(try arguments.options("--type"))
-        filter.paths = Set(try arguments.options("--path"))
-        if let since = try arguments.option("--since") {
+    init(_ arguments: ParsedArguments) throws {
+        let declared = Set(arguments.spec.options.map(\.long))
+        func option(_ name: String) -> String? { declared.contains(name) ? arguments.option(name) : nil }
+        func options(_ name: String) -> [String] { declared.contains(name) ? arguments.options(name) : [] }
+        func flag(_ name: String) -> Bool { declared.contains(name) && arguments.flag(name) }
+        subcommand = Subcommand(rawValue: arguments.spec.path.last!)!
+        brokers = option("--brokers")
+        topic = option("--topic")
+        file = option("--file")
+        configPath = option("--config")
+        json = flag("--json") || option("--output") == "json"
+        filter.kinds = Set(options("--kind"))
+        filter.types = Set(options("--type"))
+        filter.paths = Set(options("--path"))
+        if let since = option("--since") {
             guard let date = DeadLetterFilter.parseSince(since) else {
                 throw CommandError.usage("--since needs a duration (90s, 15m, 2h, 7d) or an RFC 3339 time, not '\(since)'")
             }
             filter.since = date
         }
-        if let from = try arguments.option("--from") {
-            guard let value = Int64(from), value >= 0 else { throw CommandError.usage("--from needs a DLQ offset ≥ 0") }
-            fromOffset = value
-        }
-        reveal = arguments.flag("--reveal")
-        follow = arguments.flag("--follow")
-        execute = arguments.flag("--execute")
-        let maxRedrives = try arguments.intOption("--max-redrives")
-        self.maxRedrives = maxRedrives ?? 3
-        rate = try parseRate(try arguments.option("--rate"))
-        if let text = try arguments.option("--timeout") {
-            guard let seconds = Double(text), seconds > 0 else { throw CommandError.usage("--timeout needs a positive number of seconds") }
-            timeout = .milliseconds(Int64(seconds * 1000))
-        } else {
-            timeout = .seconds(10)
-        }
-        connectTimeout = try parseConnectTimeout(try arguments.option("--connect-timeout"))
-        var positionals = try arguments.positionals()
-        guard !positionals.isEmpty else {
-            throw CommandError.usage("name a subcommand: \(Subcommand.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        let name = positionals.removeFirst()
-        guard let subcommand = Subcommand(rawValue: name) else {
-            throw CommandError.usage("unknown dlq subcommand '\(name)' (list, show, stats, redrive)")
-        }
-        self.subcommand = subcommand
+        fromOffset = option("--from").flatMap { Int64($0) }
+        reveal = flag("--reveal")
+        follow = flag("--follow")
+        execute = flag("--execute")
+        maxRedrives = option("--max-redrives").flatMap { Int($0) } ?? 3
+        rate = try parseRate(option("--rate"))
+        let seconds = option("--timeout").flatMap { Double($0) } ?? 10
+        guard seconds > 0 else { throw CommandError.usage("--timeout needs a positive number of seconds") }
+        timeout = .milliseconds(Int64(seconds * 1000))
+        connectTimeout = try parseConnectTimeout(option("--connect-timeout"))
+        failOnWarnings = declared.contains("--fail-on") && arguments.list("--fail-on").contains("warnings")
         if subcommand == .show {
-            guard positionals.count == 1 else { throw CommandError.usage("dlq show needs one dead letter: \(RecordLocation.formHint)") }
-            let text = positionals[0]
+            let text = arguments.positionals[0]
             let parts = text.split(separator: ":", omittingEmptySubsequences: false)
             if let location = RecordLocation(text) {
                 targetLocation = location
@@ -155,9 +206,6 @@ struct DLQCommand: Command {
             } else {
                 throw CommandError.usage("name the dead letter as \(RecordLocation.formHint), not '\(text)'")
             }
-            if maxRedrives != nil { throw CommandError.usage("--max-redrives is for dlq redrive") }
-        } else if !positionals.isEmpty {
-            throw CommandError.usage("unexpected argument '\(positionals[0])'")
         }
     }
 
@@ -169,14 +217,7 @@ struct DLQCommand: Command {
         if let targetLocation, let topic, targetLocation.topic != topic {
             throw CommandError.usage("\(targetLocation) is not in --topic \(topic)")
         }
-        if follow && subcommand != .list { throw CommandError.usage("--follow is for dlq list") }
         if follow && file != nil { throw CommandError.usage("--follow reads a live topic (--brokers or --config), not a --file") }
-        if reveal && subcommand != .show { throw CommandError.usage("--reveal is for dlq show") }
-        if subcommand != .redrive && (execute || rate != nil) { throw CommandError.usage("--execute and --rate are for dlq redrive") }
-        if subcommand == .show && (!filter.kinds.isEmpty || !filter.types.isEmpty || !filter.paths.isEmpty || filter.since != nil || fromOffset != nil) {
-            throw CommandError.usage("dlq show takes an OFFSET, not filters")
-        }
-        if maxRedrives < 1 { throw CommandError.usage("--max-redrives must be at least 1") }
     }
 
     // MARK: - Run
@@ -198,27 +239,82 @@ struct DLQCommand: Command {
                 .live(brokers: brokers!, topic: topic ?? targetLocation!.topic, properties: properties)
             }
         var options = DeadLetterSource.ReadOptions(connectTimeout: connectTimeout, idleTimeout: timeout, progress: true)
+        // --type's check and the not-a-DLQ warning are counted as the dead letters stream by.
+        var seenTypes = Set<String>()
+        var bare = 0
+        var read = 0
+        var firstTopic: String?
+        let observe: (DeadLetter) -> Void = { d in
+            read += 1
+            if let type = d.type { seenTypes.insert(type) }
+            if d.origin == .none { bare += 1 }
+            firstTopic = firstTopic ?? d.topic
+        }
         let style = Style.forStandardOutput()
         let out = Output()
         defer { out.flush() }
+        var code: ExitCode
         switch subcommand {
         case .list:
-            return try await list(source, options: options, out: out, style: style)
+            code = try await list(source, options: options, out: out, style: style, observe: observe) {
+                try checkTypes(seen: seenTypes)
+            }
         case .show:
             if let target, let partition = target.partition, file == nil { options.only = (partition, target.offset) }
-            return try await show(source, options: options, out: out, style: style)
+            code = try await show(source, options: options, out: out, style: style, observe: observe)
         case .stats:
             var stats = Stats()
-            let summary = try await source.read(options) { d in
+            try await source.read(options) { d in
+                observe(d)
                 if selected(d) { stats.add(d) }
                 return true
             }
-            render(stats, total: summary.read, topic: source.topicName ?? stats.topic, out: out, style: style)
-            return .success
+            try checkTypes(seen: seenTypes)
+            render(stats, topic: source.topicName ?? stats.topic, out: out, style: style)
+            code = .success
         case .redrive:
             let letters = try await source.readAll(connectTimeout: connectTimeout, idleTimeout: timeout)
-            return try await redrive(letters.filter(selected), out: out, style: style, brokers: brokers, properties: properties)
+            letters.forEach(observe)
+            try checkTypes(seen: seenTypes)
+            code = try await redrive(letters.filter(selected), out: out, style: style, brokers: brokers, properties: properties)
         }
+        out.flush()
+        let name = source.topicName ?? firstTopic ?? file ?? "the input"
+        let warnings = Self.warnings(bare: bare, of: read, name: name)
+        for warning in warnings { printError("warning: \(warning)") }
+        if failOnWarnings && !warnings.isEmpty {
+            printError("dlq: failing (--fail-on warnings): \(warnings.count) warning(s)")
+            return .findings
+        }
+        return code
+    }
+
+    /// A `--type` that neither this binary's catalogs nor the DLQ know is a typo, not "0 of N".
+    /// After the read: `seen` are the types of every dead letter read.
+    func checkTypes(seen: Set<String>) throws {
+        let known = Set(SwitchyardCommand.catalogs.catalogs.flatMap(\.eventTypes)).union(seen)
+        for type in filter.types.sorted() where !known.contains(type) {
+            throw CommandError.usage(
+                "--type '\(type)' is not an event type of this binary's catalogs nor of any dead letter read" + didYouMean(type, among: known.sorted()))
+        }
+    }
+
+    /// What the input looks like when it does not look like a dead-letter topic.
+    static func warnings(bare: Int, of count: Int, name: String) -> [String] {
+        guard bare > 0 else { return [] }
+        var text = "\(bare) of \(count) records in \(name) carry no dead-letter headers (switchyard.*, kafka_dlt-*, __connect.errors.*)"
+        text += name.hasSuffix(".dlq") ? ": they are not dead letters" : ": is \(name) a dead-letter topic? (a DLQ is usually named \(name).dlq)"
+        return [text]
+    }
+
+    /// The source options of this command line, to print commands that run as given.
+    var sourceArguments: String {
+        var words: [String] = []
+        if let file { words += ["--file", file] }
+        if let configPath { words += ["-c", configPath] }
+        if let brokers { words += ["-b", brokers] }
+        if let topic { words += ["-t", topic] }
+        return words.map(shellQuoted).joined(separator: " ")
     }
 
     func selected(_ d: DeadLetter) -> Bool {
@@ -226,9 +322,9 @@ struct DLQCommand: Command {
         return filter.matches(d)
     }
 
-    /// Where a dead letter is: `feeds.dlq/0@3` (a dump without topics: `0@3`).
+    /// Where a dead letter is: `feeds.dlq/0@3` (a dump without topics: `0:3`, which dlq show takes too).
     static func dlqPosition(_ d: DeadLetter, multiPartition: Bool = true) -> String {
-        location(d).map(\.description) ?? "\(d.partition)@\(d.offset)"
+        location(d).map(\.description) ?? "\(d.partition):\(d.offset)"
     }
 
     static func location(_ d: DeadLetter) -> RecordLocation? {
@@ -264,7 +360,11 @@ struct DLQCommand: Command {
     // MARK: list
 
     /// Prints each selected dead letter as it is read; with `--follow`, then each new one, until a signal.
-    func list(_ source: DeadLetterSource, options: DeadLetterSource.ReadOptions, out: Output, style: Style) async throws -> ExitCode {
+    /// `beforeSummary` runs once the read ended, before the count line (the --type check).
+    func list(
+        _ source: DeadLetterSource, options: DeadLetterSource.ReadOptions, out: Output, style: Style,
+        observe: (DeadLetter) -> Void, beforeSummary: () throws -> Void
+    ) async throws -> ExitCode {
         var options = options
         var termination: TerminationFlag?
         if follow {
@@ -277,6 +377,7 @@ struct DLQCommand: Command {
         var shown = 0
         options.afterBatch = { [follow] in if follow { table.flush() } }
         let summary = try await source.read(options) { d in
+            observe(d)
             guard selected(d) else { return true }
             shown += 1
             if json {
@@ -288,19 +389,21 @@ struct DLQCommand: Command {
             return true
         }
         table.flush()
-        if !json {
-            out.line("\(shown) of \(summary.read) dead letter(s)")
-        }
+        try beforeSummary()
+        if !json { out.line("\(shown) of \(summary.read) dead letter(s)") }
         if let termination, termination.isSet { printError("dlq list: stopped following after \(summary.read) dead letter(s)") }
         return .success
     }
 
     // MARK: show
 
-    func show(_ source: DeadLetterSource, options: DeadLetterSource.ReadOptions, out: Output, style: Style) async throws -> ExitCode {
+    func show(
+        _ source: DeadLetterSource, options: DeadLetterSource.ReadOptions, out: Output, style: Style, observe: (DeadLetter) -> Void
+    ) async throws -> ExitCode {
         guard let target else { return .usage }
         var matches: [DeadLetter] = []
         let summary = try await source.read(options) { d in
+            observe(d)
             if d.offset == target.offset && (target.partition == nil || d.partition == target.partition)
                 && (targetLocation == nil || d.topic == nil || d.topic == targetLocation?.topic)
             {
@@ -311,11 +414,12 @@ struct DLQCommand: Command {
         }
         let named = targetLocation?.description ?? "offset \(target.partition.map { "\($0):" } ?? "")\(target.offset)"
         guard let d = matches.first else {
-            throw CommandError(.dataError, "no dead letter at \(named) (\(summary.read) read)")
+            // Not found is about the data, not the command line: exit 1, as grep and kubectl do.
+            throw CommandError(.findings, "no dead letter at \(named) (\(summary.read) read)")
         }
         guard matches.count == 1 else {
-            throw CommandError.usage(
-                "offset \(target.offset) is in several partitions: name one, e.g. \(matches.map { Self.dlqPosition($0) }.joined(separator: " or "))")
+            let choices = matches.map { Self.dlqPosition($0) }.joined(separator: " or ")
+            throw CommandError.usage("offset \(target.offset) is in several partitions: name one, \(choices)")
         }
         let printer = PayloadPrinter(reveal: reveal)
         let rendered = d.value.map { printer.render($0) }
@@ -392,7 +496,7 @@ struct DLQCommand: Command {
 
     /// Counts by kind, path and type, aggregated as dead letters are read (none is kept).
     struct Stats {
-        var groups: [Group: (count: Int, topics: Set<String>, first: Date?, last: Date?, example: String)] = [:]
+        var groups: [Group: (count: Int, topics: Set<String>, first: Date?, last: Date?, example: DeadLetter)] = [:]
         var byKind: [String: Int] = [:]
         var byType: [String: Int] = [:]
         var byPath: [String: Int] = [:]
@@ -407,7 +511,7 @@ struct DLQCommand: Command {
             count += 1
             topic = topic ?? d.topic
             let g = Group(kind: d.kind, path: d.path, type: d.type)
-            var entry = groups[g] ?? (0, [], nil, nil, DLQCommand.dlqPosition(d))
+            var entry = groups[g] ?? (0, [], nil, nil, d)
             entry.count += 1
             if let t = d.originalTopic { entry.topics.insert(t) }
             if let f = d.failedAt {
@@ -424,7 +528,7 @@ struct DLQCommand: Command {
         }
     }
 
-    func render(_ stats: Stats, total: Int, topic: String?, out: Output, style: Style) {
+    func render(_ stats: Stats, topic: String?, out: Output, style: Style) {
         let (groups, byKind, byType, byPath, byTopic) = (stats.groups, stats.byKind, stats.byType, stats.byPath, stats.byTopic)
         let sortedGroups = groups.sorted {
             if $0.value.count != $1.value.count { return $0.value.count > $1.value.count }
@@ -448,7 +552,9 @@ struct DLQCommand: Command {
                 x.set("originalTopics", v.topics.sorted())
                 x.setIfPresent("first", v.first.map { Timestamp($0).text })
                 x.setIfPresent("last", v.last.map { Timestamp($0).text })
-                x.set("example", v.example)
+                x.set("exampleOffset", v.example.offset)
+                x.set("examplePartition", v.example.partition)
+                x.set("example", Self.dlqPosition(v.example))
                 return x
             })
             for (name, counts) in [("byKind", byKind), ("byType", byType), ("byPath", byPath), ("byOriginalTopic", byTopic)] {
@@ -474,10 +580,14 @@ struct DLQCommand: Command {
         for (g, v) in sortedGroups {
             table.rows.append([
                 String(v.count), g.kind, Self.dash(g.path), g.type ?? "-", v.topics.sorted().joined(separator: ","),
-                relativeAge(v.last), "dlq show \(v.example)",
+                relativeAge(v.last), Self.dlqPosition(v.example),
             ])
         }
         out.line(style.header(table.render()))
+        if let first = sortedGroups.first {
+            out.line()
+            out.line("Show an example: switchyard dlq show \(Self.dlqPosition(first.value.example)) \(sourceArguments)")
+        }
         for (title, counts) in [("By kind", byKind), ("By path", byPath), ("By type", byType)] {
             out.line()
             out.line(style.bold(title))
@@ -503,7 +613,7 @@ struct DLQCommand: Command {
             }
         }
         let multi = Set(letters.map(\.partition)).count > 1
-        var table = Table(header: ["DLQ OFFSET", "TO", "REDRIVES", "TYPE", "KIND", "PATH", "ACTION"])
+        var table = Table(header: ["DEAD LETTER", "TO", "REDRIVES", "TYPE", "KIND", "PATH", "ACTION"])
         var sent = 0
         var refused = 0
         var lastOffset: Int64?

@@ -6,32 +6,30 @@ import SwitchyardHTTP
 
 /// `switchyard demo`: the whole flow on an embedded broker, for a first look.
 struct DemoCommand: Command {
-    static let name = "demo"
-    static let abstract = "Run the whole flow on an embedded broker and show what happened."
-    static let usage = """
-        USAGE: switchyard demo [--metrics-port N] [--feeds N] [--payments N] [--records CATALOG=FILE]…
-                               [--stay | --exit]
+    static let spec = CommandSpec(
+        ["demo"], abstract: "Run the whole flow on an embedded broker and show what happened.",
+        discussion: """
+            Starts an embedded Kafka-protocol broker, produces a realistic mixed stream (current, legacy,
+            future, unknown types, malformed) to `payments` (strict) and `feeds` (lenient), runs the worker
+            on it, and prints what happened: events per type, unknown types, dead letters by kind and path,
+            and the halted payments partition. Then tells you how to look at /metrics, /status and the DLQ.
 
-        Starts an embedded Kafka-protocol broker, produces a realistic mixed stream (current, legacy,
-        future, unknown types, malformed) to `payments` (strict) and `feeds` (lenient), runs the worker
-        on it, and prints what happened: events per type, unknown types, dead letters by kind and path,
-        and the halted payments partition. Then tells you how to look at /metrics, /status and the DLQ.
-
-        A binary built with other catalogs (SwitchyardCommand.main(catalogs:)) has no built-in stream:
-        give each catalog's records with --records, and the demo produces them to a topic named after
-        the catalog (3 partitions, round robin), under the catalog's default policy.
-
-        OPTIONS:
-          --metrics-port N  Where /metrics, /status are served. Default: 9464 (0: any free port).
-          --feeds N         Records produced to feeds. Default: 300.
-          --payments N      Records produced to each of the 3 payments partitions. Default: 30.
-          --records C=FILE  NDJSON record values (one per line) for the catalog C; repeatable. Replaces
-                            the built-in stream.
-          --stay            Keep the broker and worker up until Ctrl-C (default on a terminal).
-          --exit            Stop after the summary (default when stdout is not a terminal).
-
-        EXIT CODES: 0 done; 64 usage; 65 a --records file cannot be read; 69 the embedded broker failed.
-        """
+            A binary built with other catalogs (SwitchyardCommand.main(catalogs:)) has no built-in stream:
+            give each catalog's records with --records, and the demo produces them to a topic named after
+            the catalog (3 partitions, round robin), under the catalog's default policy.
+            """,
+        options: [
+            OptionSpec("--metrics-port", .integer("N", minimum: 0), help: "Where /metrics, /status are served. Default: 9464 (0: any free port)."),
+            OptionSpec("--feeds", .integer("N", minimum: 1), help: "Records produced to feeds. Default: 300."),
+            OptionSpec("--payments", .integer("N", minimum: 4), help: "Records produced to each of the 3 payments partitions. Default: 30."),
+            OptionSpec("--records", .text("CATALOG=FILE"), repeatable: true, help: "NDJSON record values (one per line) for the catalog; replaces the built-in stream."),
+            OptionSpec("--stay", help: "Keep the broker and worker up until Ctrl-C (default on a terminal)."),
+            OptionSpec("--exit", help: "Stop after the summary (default when stdout is not a terminal)."),
+        ],
+        examples: [Example("switchyard demo --exit --metrics-port 0", "The whole flow, then stop.")],
+        exitCodes: [
+            (.success, "done"), (.usage, "usage"), (.dataError, "a --records file cannot be read"), (.unavailable, "the embedded broker failed"),
+        ])
 
     var metricsPort: Int
     /// Whether the port was asked for (else 9464 is only a preference).
@@ -42,12 +40,12 @@ struct DemoCommand: Command {
     /// `--records CATALOG=FILE`, in the order given.
     var recordFiles: [(catalog: String, file: String)]
 
-    init(arguments: inout Arguments) throws {
-        let port = try arguments.intOption("--metrics-port")
+    init(_ arguments: ParsedArguments) throws {
+        let port = arguments.integer("--metrics-port")
         metricsPort = port ?? 9464
         metricsPortGiven = port != nil
-        feeds = try arguments.intOption("--feeds") ?? 300
-        paymentsPerPartition = try arguments.intOption("--payments") ?? 30
+        feeds = arguments.integer("--feeds") ?? 300
+        paymentsPerPartition = arguments.integer("--payments") ?? 30
         let stayFlag = arguments.flag("--stay")
         let exitFlag = arguments.flag("--exit")
         guard !(stayFlag && exitFlag) else { throw CommandError.usage("--stay and --exit are exclusive") }
@@ -58,7 +56,6 @@ struct DemoCommand: Command {
             }
             return (String(text[..<equals]), String(text[text.index(after: equals)...]))
         }
-        _ = try arguments.positionals()
     }
 
     func validate() throws {
@@ -287,9 +284,11 @@ struct DemoCommand: Command {
             let fields = rows("switchyard_unknown_fields_total", topic: topic, ["type"]).reduce(0) { $0 + (Int($1.last!) ?? 0) }
             if fields > 0 { text += "  \(fields) unknown fields from newer producers kept verbatim\n" }
             if let groups = deadLetters[topic], !groups.isEmpty {
-                var table = Table(header: ["DEAD-LETTERED to \(worker.configuration.topics[topic]!.deadLetterTopic): KIND", "PATH", "TYPE", "COUNT"])
+                // The title on its own line: as a column header it widened the first column past its rows.
+                text += "  Dead-lettered to \(worker.configuration.topics[topic]!.deadLetterTopic):\n"
+                var table = Table(header: ["KIND", "PATH", "TYPE", "COUNT"])
                 table.rows = groups.map { [$0.kind, $0.path, $0.type, String($0.count)] }
-                text += table.render() + "\n"
+                text += table.render(indent: "    ") + "\n"
             }
             if let republished = rows("switchyard_republished_total", topic: topic, ["target"]).first {
                 text += "  republished \(republished[1]) events to \(republished[0]) (canonical)\n"

@@ -7,49 +7,60 @@ import SwitchyardKafka
 
 /// `switchyard release`: lets a halted strict partition move past exactly one offset, with an audit record.
 struct ReleaseCommand: Command {
-    static let name = "release"
-    static let abstract = "Release exactly one halted offset of a strict topic (recorded in the control topic)."
-    static let usage = """
-        USAGE: switchyard release (--config FILE | --brokers LIST --group GROUP) --topic TOPIC --partition P
-                                  --offset O --reason TEXT [--operator NAME] [--status URL | --dead-letter-topic NAME]
-                                  [--force] [--secret-file PATH] [--control-topic NAME]
+    static let spec = CommandSpec(
+        ["release"], abstract: "Release exactly one halted offset of a strict topic (recorded in the control topic).",
+        synopsis: [
+            "release (-c FILE | -b LIST --group GROUP) -t TOPIC --partition P --offset O --reason TEXT",
+            "        [--operator NAME] [--status URL | --dead-letter-topic NAME] [--force] [--secret-file PATH] [--json]",
+        ],
+        discussion: """
+            Checks that the partition is halted at exactly that offset, then writes an audited release to the
+            control topic. The worker that owns the partition, halted at that record, skips it (its dead letter
+            was acknowledged before it halted) and goes on.
 
-        Checks that the partition is halted at exactly that offset, then writes an audited release to the
-        control topic. The worker that owns the partition, halted at that record, skips it (its dead letter
-        was acknowledged before it halted) and goes on.
+            Refused (exit 1, saying what was found): a topic that is not in the config (--config), a lenient
+            topic (it never halts), a topic or partition the brokers do not have, and a partition that is not
+            halted at that offset. The halt is read from the worker's /status (--status), or else from the
+            dead-letter topic: the partition's newest dead letter must be the record at that offset. A release
+            names the record (its offset and timestamp), and the worker applies it to that record only.
 
-        The check reads the worker's /status (--status), or else the dead-letter topic: the partition's
-        newest dead letter must be the record at that offset. A release names the record (its offset and
-        timestamp), and the worker applies it to that record only: never to another offset, never to another
-        record at the same offset (a recreated topic). A release that is refused says what was found.
+            With a shared secret (controlTopic.secret in the config, or --secret-file), the release is signed
+            (HMAC-SHA256 over every field, the operator's name included); a worker that has the secret rejects
+            unsigned and wrongly signed releases (switchyard_releases_rejected_total).
 
-        With a shared secret (controlTopic.secret in the config, or --secret-file), the release is signed
-        (HMAC-SHA256 over every field, the operator's name included); a worker that has the secret rejects
-        unsigned and wrongly signed releases (switchyard_releases_rejected_total).
-
-        --force skips the check (when neither /status nor the DLQ can be read). A forced release carries no
-        record identity: the worker applies it only to a halt at that offset that began before the release
-        was written, never to a later one.
-
-        OPTIONS:
-          --config FILE             Take brokers, group, Kafka settings, the DLQ and the control topic from the worker's config.
-          --brokers LIST            Bootstrap servers (without --config).
-          --group GROUP             The worker's consumer group (without --config).
-          --topic TOPIC             The halted topic.
-          --partition P             The halted partition.
-          --offset O                The halted record's offset (see /status or `switchyard dlq list`).
-          --reason TEXT             Why it is safe to skip (required; kept in the audit trail).
-          --operator NAME           Who releases. Default: $USER.
-          --status URL              The worker's /status (e.g. http://pod:9464/status): check the halt there.
-          --dead-letter-topic NAME  Check the halt in this DLQ. Default: the config's, else TOPIC.dlq.
-          --force                   Do not check (documented above).
-          --secret-file PATH        Sign with this shared secret (default: the config's controlTopic.secret).
-          --control-topic NAME      Default: switchyard.control (or the config's controlTopic).
-          --json                    Print the release record.
-
-        EXIT CODES: 0 recorded; 1 refused (not halted at that offset); 64 usage; 65 /status unreadable;
-                    69 broker unavailable; 78 bad configuration.
-        """
+            --force skips the halt check (when neither /status nor the DLQ can be read). A forced release
+            carries no record identity: the worker applies it only to a halt at that offset that began before
+            the release was written, never to a later one.
+            """,
+        options: [
+            OptionSpec("--config", short: "-c", .file("FILE"), help: "Take brokers, group, Kafka settings, the topics, the DLQ and the control topic from the worker's config."),
+            OptionSpec("--brokers", short: "-b", .text("LIST"), help: "Bootstrap servers (without --config)."),
+            OptionSpec("--group", .text("GROUP"), help: "The worker's consumer group (without --config)."),
+            OptionSpec("--topic", short: "-t", .text("TOPIC"), help: "The halted topic (required)."),
+            OptionSpec("--partition", .integer("P", minimum: 0), help: "The halted partition (required)."),
+            OptionSpec("--offset", .integer("O", minimum: 0), help: "The halted record's offset (required; see /status or switchyard dlq list)."),
+            OptionSpec("--reason", .text("TEXT"), help: "Why it is safe to skip (required; kept in the audit trail)."),
+            OptionSpec("--operator", .text("NAME"), help: "Who releases. Default: $USER."),
+            OptionSpec("--status", .text("URL"), help: "The worker's /status (e.g. http://pod:9464/status): check the halt there."),
+            OptionSpec("--dead-letter-topic", .text("NAME"), help: "Check the halt in this DLQ. Default: the config's, else TOPIC.dlq."),
+            OptionSpec("--force", help: "Do not check the halt (see above)."),
+            OptionSpec("--secret-file", .file("PATH"), help: "Sign with this shared secret (default: the config's controlTopic.secret)."),
+            OptionSpec("--control-topic", .text("NAME"), help: "Default: switchyard.control (or the config's controlTopic)."),
+            OptionSpec("--json", help: "Print the release record."),
+        ],
+        examples: [
+            Example(
+                "switchyard release -b localhost:9092 --group switchyard-demo -t payments --partition 1 --offset 20 --reason 'inspected: test record'",
+                "Checks the halt in payments.dlq, then records the release."),
+            Example(
+                "switchyard release -c worker.json -t payments --partition 1 --offset 20 --status http://localhost:9464/status --reason 'inspected'",
+                "Checks the halt on the worker's /status."),
+        ],
+        exitCodes: [
+            (.success, "recorded"),
+            (.findings, "refused: not halted at that offset, a topic not in the config, a lenient topic, no such topic or partition"),
+            (.usage, "usage"), (.dataError, "/status unreadable"), (.unavailable, "broker unavailable"), (.config, "bad configuration"),
+        ])
 
     var configPath: String?
     var brokers: String?
@@ -66,26 +77,25 @@ struct ReleaseCommand: Command {
     var secretFile: String?
     var json: Bool
 
-    init(arguments: inout Arguments) throws {
-        configPath = try arguments.option("--config")
-        brokers = try arguments.option("--brokers")
-        group = try arguments.option("--group")
-        guard let topic = try arguments.option("--topic") else { throw CommandError.usage("--topic is required") }
-        guard let partition = try arguments.intOption("--partition") else { throw CommandError.usage("--partition is required") }
-        guard let offset = try arguments.intOption("--offset") else { throw CommandError.usage("--offset is required") }
-        guard let reason = try arguments.option("--reason") else { throw CommandError.usage("--reason is required") }
+    init(_ arguments: ParsedArguments) throws {
+        configPath = arguments.option("--config")
+        brokers = arguments.option("--brokers")
+        group = arguments.option("--group")
+        guard let topic = arguments.option("--topic") else { throw CommandError.usage("--topic is required") }
+        guard let partition = arguments.integer("--partition") else { throw CommandError.usage("--partition is required") }
+        guard let offset = arguments.integer("--offset") else { throw CommandError.usage("--offset is required") }
+        guard let reason = arguments.option("--reason") else { throw CommandError.usage("--reason is required") }
         self.topic = topic
         self.partition = partition
         self.offset = offset
         self.reason = reason
-        operatorName = try arguments.option("--operator") ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown"
-        controlTopic = try arguments.option("--control-topic")
-        statusURL = try arguments.option("--status")
-        deadLetterTopic = try arguments.option("--dead-letter-topic")
+        operatorName = arguments.option("--operator") ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown"
+        controlTopic = arguments.option("--control-topic")
+        statusURL = arguments.option("--status")
+        deadLetterTopic = arguments.option("--dead-letter-topic")
         force = arguments.flag("--force")
-        secretFile = try arguments.option("--secret-file")
+        secretFile = arguments.option("--secret-file")
         json = arguments.flag("--json")
-        _ = try arguments.positionals()
     }
 
     func validate() throws {
@@ -127,6 +137,16 @@ struct ReleaseCommand: Command {
             } catch {
                 throw CommandError(.config, "\(configPath): \(error)")
             }
+            // A topic the worker does not consume, or one that never halts, has nothing to release.
+            guard let topicConfig = config.topics[topic] else {
+                throw CommandError(
+                    .findings,
+                    "refused: topic '\(topic)' is not in \(configPath) (its topics: \(config.topicNames.joined(separator: ", ")))"
+                        + didYouMean(topic, among: config.topicNames))
+            }
+            guard topicConfig.policy == .strict else {
+                throw CommandError(.findings, "refused: \(topic) is lenient in \(configPath): it dead-letters and goes on, it never halts; nothing to release")
+            }
             kafka.bootstrapServers = config.brokers.split(separator: ",").map(String.init)
             kafka.properties = config.kafka
             groupName = groupName ?? config.groupId
@@ -136,19 +156,6 @@ struct ReleaseCommand: Command {
         }
         if let brokers { kafka.bootstrapServers = brokers.split(separator: ",").map(String.init) }
         let group = groupName!
-        var halt = Halt()
-        if !force {
-            if let statusURL {
-                halt = try await checkStatus(statusURL, group: group)
-            } else {
-                halt = try await checkDeadLetters(deadLetterTopic ?? "\(topic).dlq", group: group, kafka: kafka)
-            }
-        }
-        var request = ReleaseRequest(
-            group: group, topic: topic, partition: Int32(partition), offset: Int64(offset), reason: reason, operator: operatorName,
-            recordTimestamp: halt.timestamp, deadLetter: halt.deadLetter, force: force ? true : nil)
-        if let secret { request.signature = ReleaseSigning.signature(of: request, secret: secret) }
-        let value = try CanonicalJSONEncoder().encode(request)
         let producer: KafkaProducer
         do {
             producer = try KafkaProducer.make(configuration: KafkaProducerConfiguration(kafka: kafka), logger: NoOpKafkaLogger())
@@ -156,7 +163,22 @@ struct ReleaseCommand: Command {
             throw CommandError(error)
         }
         do {
-            _ = try await producer.metadata(timeout: .seconds(10))
+            // The topic and partition first: a misspelt topic is refused as such, not as "no dead letters".
+            let metadata = try await producer.metadata(timeout: .seconds(10))
+            try checkPartition(metadata)
+            var halt = Halt()
+            if !force {
+                if let statusURL {
+                    halt = try await checkStatus(statusURL, group: group)
+                } else {
+                    halt = try await checkDeadLetters(deadLetterTopic ?? "\(topic).dlq", group: group, kafka: kafka)
+                }
+            }
+            var request = ReleaseRequest(
+                group: group, topic: topic, partition: Int32(partition), offset: Int64(offset), reason: reason, operator: operatorName,
+                recordTimestamp: halt.timestamp, deadLetter: halt.deadLetter, force: force ? true : nil)
+            if let secret { request.signature = ReleaseSigning.signature(of: request, secret: secret) }
+            let value = try CanonicalJSONEncoder().encode(request)
             let key = Array("\(request.group)/\(topic)/\(partition)".utf8)
             let report = try await producer.send(KafkaProducerRecord(topic: controlTopic ?? "switchyard.control", key: key, value: value))
             await producer.close()
@@ -170,6 +192,20 @@ struct ReleaseCommand: Command {
         } catch let error as KafkaError {
             await producer.close(timeout: .seconds(1))
             throw CommandError(error)
+        } catch {
+            await producer.close(timeout: .zero)
+            throw error
+        }
+    }
+
+    /// The topic and partition must exist on the brokers.
+    func checkPartition(_ metadata: KafkaClusterMetadata) throws {
+        let names = metadata.topics.map(\.name).filter { !$0.hasPrefix("__") }.sorted()
+        guard let entry = metadata.topics.first(where: { $0.name == topic }), entry.errorName == nil else {
+            throw CommandError(.findings, "refused: the brokers have no topic '\(topic)'" + didYouMean(topic, among: names))
+        }
+        guard partition < entry.partitionCount else {
+            throw CommandError(.findings, "refused: \(topic) has \(entry.partitionCount) partition(s) (0…\(entry.partitionCount - 1)), no partition \(partition)")
         }
     }
 

@@ -2,79 +2,87 @@ import Foundation
 import Switchyard
 import SwitchyardKafka
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `switchyard replay`: decodes captured records offline and reports what a worker would do.
 struct ReplayCommand: Command {
-    static let name = "replay"
-    static let abstract = "Decode captured topic dumps, or a live topic read-only: would this build decode that traffic?"
-    static var usage: String {
-        """
-        USAGE: switchyard replay [--topic NAME] [--catalog NAME] [--policy strict|lenient] | [--config FILE]
-                                 [--format auto|ndjson|kcat] [--json | --records | --emit] [--roundtrip]
-                                 [--republish [--brokers LIST] [--to TOPIC] [--rate N/s]] [FILE…]
-               switchyard replay --brokers LIST --topic NAME [--since WHEN | --from-offset N] [--until WHEN|OFFSET]
-                                 [--partition N]… [options above]
+    static var spec: CommandSpec {
+        CommandSpec(
+            ["replay"], abstract: "Decode captured topic dumps, or a live topic read-only: would this build decode that traffic?",
+            synopsis: [
+                "replay [-t TOPIC] [--catalog NAME] [--policy strict|lenient] | [-c FILE] [-o summary|json|records|emit]",
+                "       [--roundtrip] [--fail-on unknown,failed,lossy,warnings] [--republish [--dry-run] [-b LIST] [--to TOPIC]] [FILE…]",
+                "replay -b LIST -t TOPIC [--since WHEN | --from-offset N] [--until WHEN|N] [--partition N]… [options above]",
+            ],
+            discussion: """
+                Reads kcat -J envelopes or NDJSON (one record value per line) from FILEs, or standard input
+                ('-', or no FILE when standard input is not a terminal), and decodes every record as the worker
+                would, with the worker's limits (records over 1 MiB fail unless --max-record-bytes or the
+                config's maxRecordBytes says otherwise). gzip input is recognised by its magic bytes. Streams:
+                memory stays constant.
 
-        Reads kcat -J envelopes or NDJSON (one record value per line) from FILEs, or standard input
-        when no FILE (or '-') is given, and decodes every record as the worker would. gzip input is
-        recognised by its magic bytes (files and standard input). Streams: memory stays constant.
+                With --brokers and no FILE (or with any of --since, --from-offset, --until, --partition), reads
+                the live topic --topic instead, read-only: its partitions are assigned directly (no group is
+                joined, nothing is committed), from --since or --from-offset (default: the beginning) to the high
+                watermark read at the start (or --until), so the replay ends. A long replay shows progress on
+                stderr when stderr is a terminal.
 
-        With --brokers and no FILE (or with any of --since, --from-offset, --until, --partition), reads
-        the live topic --topic instead, read-only: its partitions are assigned directly (no group is joined,
-        nothing is committed), from --since/--from-offset (default: the beginning) to the high watermark
-        read at the start (or --until), so the replay ends. A record is named topic/partition@offset.
+                The human summary lists failures grouped by kind, path and type, most frequent first, with
+                where the first one was (topic/partition@offset, or record index and line for NDJSON).
+                --records lines carry the record's topic (a kcat envelope's own, not --topic's) and its
+                location; with several FILEs, the file and line.
 
-        OPTIONS:
-          --catalog NAME    Decode every record with this catalog, under its default policy. This
-                            binary's catalogs: \(catalogList).
-          --topic NAME      The topic the records come from; without --catalog, the catalog of the
-                            same name. Without either, kcat envelopes name their topic.
-          --policy P        Override the catalog's policy: strict or lenient.
-          --config FILE     The worker's config: topic name → catalog, policy, republish target and
-                            maxRecordBytes (larger records fail as the worker fails them), for
-                            dumps whose envelopes name the worker's topics.
-          --format F        auto (default), ndjson or kcat.
-          --json            Print one summary object.
-          --records         Print one NDJSON line per record: index, partition, offset, outcome, type,
-                            kind and path.
-          --emit            Print, per decoded or unknown record, exactly what republishing would send.
-          --roundtrip       Check that decode → encode keeps every key and value and is stable.
-          --republish       Produce what --emit prints (same key, headers plus switchyard.republished.from)
-                            to the topic's republishTo (--config) or to --to. Up to 64 records await their
-                            acknowledgement at a time; order is kept.
-          --brokers LIST    Bootstrap servers for --republish (default: the config's brokers).
-          --to TOPIC        Republish every record to TOPIC.
-          --rate N[/s]      At most N records per second (default: no limit).
-          --connect-timeout S  Seconds to reach the brokers before giving up (exit 69; a refused or
-                            unresolvable address fails at once, with its cause). Default: 10.
+                Warnings (stderr): an empty input; an input whose records mostly have types the catalog does
+                not know (the wrong --topic or --catalog?). --fail-on warnings turns them into exit 1.
 
-        LIVE TOPIC:
-          --brokers LIST    Read --topic from these brokers (with --config: the config's brokers).
-          --since WHEN      Start at the first record written at or after WHEN: a duration ago (90s, 15m,
-                            2h, 7d) or an RFC 3339 time (offsets looked up by time).
-          --from-offset N   Start at offset N in each partition read.
-          --until WHEN|N    Stop before the first record written at or after WHEN, or after offset N
-                            (included); never past the end when the replay started.
-          --partition N     Read only partition N (repeatable). Default: every partition.
-          --timeout S       No new record for S seconds ends the read with what was read (a warning).
-                            Default: 10.
-          -h, --help        Show this help.
-
-        The human summary lists failures grouped by kind, path and type, most frequent first, with
-        where the first one was (topic/partition@offset, or record index and line for NDJSON). --records
-        lines carry the record's topic (a kcat envelope's own), and with several FILEs its file and line.
-        A long replay shows progress on stderr when stderr is a terminal.
-
-        EXAMPLES:
-          switchyard replay --topic payments payments.dump.json.gz
-          switchyard replay --brokers localhost:9092 --topic payments --since 1h
-          switchyard replay --brokers localhost:9092 --topic payments --partition 0 --from-offset 120 --until 180 --records
-
-        EXIT CODES:
-          0 no findings; 1 a strict topic had failures or a round trip was lossy; 64 usage;
-          65 unreadable input (named with file and line; corrupt or truncated gzip too), or a live
-          topic or partition that does not exist; 69 the brokers could not be reached or a delivery
-          failed; 78 bad --config.
-        """
+                --republish follows the worker's order rule: on a strict topic, a partition stops at its
+                first failure, and no later record of that partition is sent (nor printed by --emit).
+                """,
+            options: [
+                OptionSpec("--topic", short: "-t", .text("TOPIC"), help: "The topic the records come from; without --catalog, the catalog of the same name. Without either, kcat envelopes name their topic."),
+                OptionSpec("--catalog", .text("NAME"), help: "Decode every record with this catalog, under its default policy. This binary's catalogs: \(catalogList)."),
+                OptionSpec("--policy", .choice(["strict", "lenient"]), help: "Override the catalog's policy."),
+                OptionSpec("--config", short: "-c", .file("FILE"), help: "The worker's config: topic name → catalog, policy, republish target and maxRecordBytes, for dumps whose envelopes name the worker's topics."),
+                OptionSpec("--format", .choice(["auto", "ndjson", "kcat"]), help: "The input format. Default: auto."),
+                OptionSpec("--output", short: "-o", .choice(["summary", "json", "records", "emit"]), help: "summary (default), json (one summary object), records (one NDJSON line per record), emit (what republishing sends)."),
+                OptionSpec("--json", help: "Same as -o json."),
+                OptionSpec("--records", help: "Same as -o records: index, topic, partition, offset, outcome, type, kind and path per record."),
+                OptionSpec("--emit", help: "Same as -o emit: per decoded or unknown record, exactly what republishing would send."),
+                OptionSpec("--roundtrip", help: "Check that decode → encode keeps every key and value and is stable."),
+                OptionSpec("--fail-on", .list(FailOn.allCases.map(\.rawValue)), repeatable: true, help: "Exit 1 when any record is unknown, failed (also on a lenient topic), lossy, or on any warning. For CI gates."),
+                OptionSpec("--max-record-bytes", .integer("N", minimum: 1), help: "Largest record value decoded (larger ones fail as in the worker). Default: the config's maxRecordBytes, else the worker's default 1048576."),
+                OptionSpec("--republish", help: "Produce what --emit prints (same key, headers plus switchyard.republished.from) to the topic's republishTo (--config) or to --to; order is kept."),
+                OptionSpec("--dry-run", help: "With --republish: connect to nothing, say what would be sent and what a strict failure holds back."),
+                OptionSpec("--brokers", short: "-b", .text("LIST"), help: "Bootstrap servers for --republish. Default: the config's brokers."),
+                OptionSpec("--to", .text("TOPIC"), help: "Republish every record to TOPIC."),
+                OptionSpec("--rate", .text("N[/s]"), help: "At most N records per second. Default: no limit."),
+                OptionSpec("--connect-timeout", .number("S"), help: "Seconds to reach the brokers before giving up (exit 69; a refused or unresolvable address fails at once, with its cause). Default: 10."),
+                OptionSpec("--since", .text("WHEN"), help: "Live: start at the first record written at or after WHEN, a duration ago (90s, 15m, 2h, 7d) or an RFC 3339 time (offsets looked up by time)."),
+                OptionSpec("--from-offset", .integer("N", minimum: 0), help: "Live: start at offset N in each partition read."),
+                OptionSpec("--until", .text("WHEN|N"), help: "Live: stop before the first record written at or after WHEN, or after offset N (included); never past the end when the replay started."),
+                OptionSpec("--partition", .integer("N", minimum: 0), repeatable: true, help: "Live: read only partition N (repeatable). Default: every partition."),
+                OptionSpec("--timeout", .number("S"), help: "Live: no new record for S seconds ends the read with what was read (a warning). Default: 10."),
+            ],
+            positionals: [PositionalSpec("FILE", optional: true, repeatable: true, isFile: true, help: "kcat -J or NDJSON dumps, gzip allowed; '-' is standard input.")],
+            examples: [
+                Example("switchyard replay payments.jsonl", "kcat envelopes name their topic, and so their catalog."),
+                Example("switchyard replay -t feeds -o json feeds.ndjson", "One summary object."),
+                Example("switchyard replay -t payments --records payments.ndjson", "One outcome line per record."),
+                Example("switchyard replay -t feeds --fail-on unknown,failed feeds.ndjson", "A CI gate on a lenient topic: exit 1 on any unknown or failed record."),
+                Example("switchyard replay -t payments --republish --dry-run --to payments.canonical payments.ndjson", "What republishing would send, and what a strict failure holds back."),
+                Example("switchyard replay -b localhost:9092 -t payments --since 1h", "Would this build decode the last hour of the live topic? Read-only, commits nothing."),
+                Example("switchyard replay -b localhost:9092 -t payments --partition 1 --from-offset 1 --until 2 --records", "Two records of partition 1, one outcome line each."),
+            ],
+            exitCodes: [
+                (.success, "no findings"),
+                (.findings, "a strict topic had failures, a round trip was lossy, or a --fail-on condition"),
+                (.usage, "usage (also: a terminal as standard input without FILE)"),
+                (.dataError, "unreadable input (named with file and line; corrupt or truncated gzip too), or a live topic or partition that does not exist"),
+                (.unavailable, "the brokers could not be reached (a live read, --republish) or a delivery failed"),
+                (.config, "bad --config"),
+            ])
     }
 
     /// `payments (strict), feeds (lenient)`.
@@ -82,7 +90,12 @@ struct ReplayCommand: Command {
         SwitchyardCommand.catalogs.catalogs.map { "\($0.name) (\($0.defaultPolicy.rawValue))" }.joined(separator: ", ")
     }
 
-    enum Mode { case summary, json, records, emit }
+    enum Mode: String { case summary, json, records, emit }
+
+    /// What `--fail-on` can make a failure.
+    enum FailOn: String, CaseIterable {
+        case unknown, failed, lossy, warnings
+    }
 
     var files: [String]
     var topic: String?
@@ -93,10 +106,13 @@ struct ReplayCommand: Command {
     var roundTrip: Bool
     var configPath: String?
     var republish: Bool
+    var dryRun: Bool
     var brokers: String?
     var republishTo: String?
     var rate: Double?
     var connectTimeout: Duration
+    var failOn: Set<FailOn>
+    var maxRecordBytes: Int?
     /// A live read: where it starts and ends, which partitions.
     var since: Date?
     var fromOffset: Int64?
@@ -104,41 +120,38 @@ struct ReplayCommand: Command {
     var partitions: [Int32]
     var idleTimeout: Duration
 
-    init(arguments: inout Arguments) throws {
-        topic = try arguments.option("--topic")
-        catalogName = try arguments.option("--catalog")
-        configPath = try arguments.option("--config")
+    init(_ arguments: ParsedArguments) throws {
+        topic = arguments.option("--topic")
+        catalogName = arguments.option("--catalog")
+        configPath = arguments.option("--config")
         republish = arguments.flag("--republish")
-        brokers = try arguments.option("--brokers")
-        republishTo = try arguments.option("--to")
-        rate = try parseRate(try arguments.option("--rate"))
-        connectTimeout = try parseConnectTimeout(try arguments.option("--connect-timeout"))
-        if let text = try arguments.option("--policy") {
-            guard let value = TopicPolicy(rawValue: text) else { throw CommandError.usage("--policy must be strict or lenient, not '\(text)'") }
-            policy = value
+        dryRun = arguments.flag("--dry-run")
+        brokers = arguments.option("--brokers")
+        republishTo = arguments.option("--to")
+        rate = try parseRate(arguments.option("--rate"))
+        connectTimeout = try parseConnectTimeout(arguments.option("--connect-timeout"))
+        policy = arguments.option("--policy").flatMap(TopicPolicy.init(rawValue:))
+        format = arguments.option("--format").flatMap(DumpFormat.init(rawValue:)) ?? .auto
+        var modes: [Mode] = []
+        if let output = arguments.option("--output").flatMap(Mode.init(rawValue:)) { modes.append(output) }
+        if arguments.flag("--json") { modes.append(.json) }
+        if arguments.flag("--records") { modes.append(.records) }
+        if arguments.flag("--emit") { modes.append(.emit) }
+        guard Set(modes).count <= 1 else {
+            throw CommandError.usage("--json, --records, --emit and -o are exclusive: choose one output")
         }
-        let formatText = try arguments.option("--format") ?? "auto"
-        guard let format = DumpFormat(rawValue: formatText) else { throw CommandError.usage("--format must be auto, ndjson or kcat, not '\(formatText)'") }
-        self.format = format
-        let json = arguments.flag("--json")
-        let records = arguments.flag("--records")
-        let emit = arguments.flag("--emit")
-        guard [json, records, emit].filter({ $0 }).count <= 1 else {
-            throw CommandError.usage("--json, --records and --emit are exclusive")
-        }
-        mode = json ? .json : records ? .records : emit ? .emit : .summary
+        mode = modes.first ?? .summary
         roundTrip = arguments.flag("--roundtrip")
-        if let text = try arguments.option("--since") {
+        failOn = Set(arguments.list("--fail-on").compactMap(FailOn.init(rawValue:)))
+        maxRecordBytes = arguments.integer("--max-record-bytes")
+        if let text = arguments.option("--since") {
             guard let date = DeadLetterFilter.parseSince(text) else {
                 throw CommandError.usage("--since needs a duration (90s, 15m, 2h, 7d) or an RFC 3339 time, not '\(text)'")
             }
             since = date
         }
-        if let text = try arguments.option("--from-offset") {
-            guard let value = Int64(text), value >= 0 else { throw CommandError.usage("--from-offset needs an offset ≥ 0, not '\(text)'") }
-            fromOffset = value
-        }
-        if let text = try arguments.option("--until") {
+        fromOffset = arguments.integer("--from-offset").map(Int64.init)
+        if let text = arguments.option("--until") {
             if let offset = Int64(text), offset >= 0 {
                 until = .offset(offset)
             } else if let date = DeadLetterFilter.parseSince(text) {
@@ -147,17 +160,9 @@ struct ReplayCommand: Command {
                 throw CommandError.usage("--until needs an offset, a duration ago (15m) or an RFC 3339 time, not '\(text)'")
             }
         }
-        partitions = try arguments.options("--partition").map { text in
-            guard let value = Int32(text), value >= 0 else { throw CommandError.usage("--partition needs a partition number ≥ 0, not '\(text)'") }
-            return value
-        }
-        if let text = try arguments.option("--timeout") {
-            guard let seconds = Double(text), seconds > 0 else { throw CommandError.usage("--timeout needs a positive number of seconds") }
-            idleTimeout = .milliseconds(Int64(seconds * 1000))
-        } else {
-            idleTimeout = .seconds(10)
-        }
-        files = try arguments.positionals()
+        partitions = arguments.options("--partition").compactMap { Int32($0) }
+        idleTimeout = arguments.number("--timeout").map { .milliseconds(Int64($0 * 1000)) } ?? .seconds(10)
+        files = arguments.positionals
     }
 
     /// Whether the records come from a live topic: a position was given, or brokers without files (and
@@ -172,6 +177,7 @@ struct ReplayCommand: Command {
             try validateLive()
             return
         }
+        if idleTimeout != .seconds(10) { throw CommandError.usage("--timeout is for a live replay (--brokers, no FILE)") }
         if let catalogName, catalogs[catalogName] == nil {
             throw CommandError.usage("--catalog: \(catalogs.unknownNameReason(catalogName))")
         }
@@ -180,14 +186,17 @@ struct ReplayCommand: Command {
         }
         if policy != nil && topic == nil && catalogName == nil { throw CommandError.usage("--policy needs --topic or --catalog") }
         if (topic != nil || catalogName != nil) && configPath != nil { throw CommandError.usage("--topic/--catalog and --config are exclusive") }
-        if !republish && (brokers != nil || republishTo != nil || rate != nil) {
-            throw CommandError.usage("--brokers, --to and --rate need --republish")
+        if !republish && (brokers != nil || republishTo != nil || rate != nil || dryRun) {
+            throw CommandError.usage("--brokers, --to, --rate and --dry-run need --republish")
         }
-        if republish && brokers == nil && configPath == nil {
-            throw CommandError.usage("--republish needs --brokers (or --config)")
+        if republish && !dryRun && brokers == nil && configPath == nil {
+            throw CommandError.usage("--republish needs --brokers (or --config), or --dry-run")
         }
         if republish && republishTo == nil && configPath == nil {
             throw CommandError.usage("--republish needs --to TOPIC (or --config with republishTo)")
+        }
+        if files.isEmpty && isatty(0) == 1 {
+            throw CommandError.usage("no FILE, and standard input is a terminal: give a dump FILE, or pipe one in ('-' reads the terminal)")
         }
     }
 
@@ -227,17 +236,18 @@ struct ReplayCommand: Command {
                 throw CommandError(.config, "\(configPath): \(error)")
             }
             for (name, topic) in config!.topics { options.topics[name] = (topic.catalog, topic.policy) }
-            options.maxRecordBytes = config!.maxRecordBytes
             if live, let topic, config!.topics[topic] == nil {
                 throw CommandError.usage("--topic \(topic) is not in \(configPath)'s topics (\(config!.topics.keys.sorted().joined(separator: ", ")))")
             }
         }
+        // The worker's limit unless told otherwise: a record the worker fails must fail here too.
+        options.maxRecordBytes = maxRecordBytes ?? config?.maxRecordBytes ?? WorkerConfiguration.defaultMaxRecordBytes
         var reader: KafkaTopicReader?
         if live {
             reader = try await openLive(brokers: brokers ?? config?.brokers ?? "", properties: config?.kafka ?? [:])
         }
         var publisher: Publisher?
-        if republish {
+        if republish && !dryRun {
             publisher = try await Publisher.connect(
                 brokers: brokers ?? config?.brokers ?? "", properties: config?.kafka ?? [:], clientID: "switchyard-replay",
                 rate: rate, connectTimeout: connectTimeout)
@@ -304,12 +314,38 @@ struct ReplayCommand: Command {
         return KafkaProducerRecord(topic: target, partition: partition, key: r.key, value: value, headers: headers)
     }
 
+    /// A strict partition's first failure: the worker halts there, so nothing after it is republished.
+    struct Stop {
+        var at: String
+        var heldBack = 0
+    }
+
+    /// The partition a record belongs to, for the order rule (an NDJSON input is one partition).
+    static func partitionKey(_ replayed: ReplayedRecord) -> String {
+        "\(replayed.topic)/\(replayed.record.partition.map(String.init) ?? "-")"
+    }
+
+    /// `topic/partition@offset` (the record's own topic), or `topic record N (line L)` for NDJSON.
+    static func location(_ replayed: ReplayedRecord) -> String {
+        let r = replayed.record
+        if let partition = r.partition, let offset = r.offset {
+            return RecordLocation(topic: r.topic ?? replayed.topic, partition: partition, offset: offset).description
+        }
+        return "\(replayed.topic) record \(r.index) (line \(r.line))"
+    }
+
     func replay(options: ReplayOptions, config: WorkerConfiguration?, publisher: Publisher?, live: KafkaTopicReader?) async throws -> ExitCode {
         var replayer = Replayer(options: options)
         var summary = ReplaySummary()
         var lossyExamples: [(index: Int, problem: String)] = []
+        var stops: [String: Stop] = [:]
+        var wouldSend: [String: Int] = [:]
+        var topics: Set<String> = []
         let out = Output()
         defer { out.flush() }
+        // --emit prints what republishing sends, so it follows the same order rule.
+        let ordered = republish || mode == .emit
+
         let progress = ProgressLine(enabled: true, noun: "records" + (topic.map { " of \($0)" } ?? ""))
         defer { progress.finish() }
         let severalFiles = files.count > 1
@@ -323,8 +359,18 @@ struct ReplayCommand: Command {
                 throw CommandError(.usage, error.description)
             }
             summary.add(replayed)
+            topics.insert(replayed.topic)
             if let problem = replayed.roundTripProblem, lossyExamples.count < 20 {
                 lossyExamples.append((record.index, problem))
+            }
+            let key = Self.partitionKey(replayed)
+            if ordered, stops[key] != nil {
+                if replayed.decoded.event != nil { stops[key]!.heldBack += 1 }
+                if mode == .records { out.line(Self.recordLine(replayed, file: file).bytes) }
+                return
+            }
+            if ordered, replayed.policy == .strict, case .failed = replayed.decoded.outcome {
+                stops[key] = Stop(at: Self.location(replayed))
             }
             switch mode {
             case .records: out.line(Self.recordLine(replayed, file: file).bytes)
@@ -332,8 +378,15 @@ struct ReplayCommand: Command {
                 if let value = try republishValue(replayed, config: config) { out.line(value) }
             case .summary, .json: break
             }
-            if let publisher, let value = try republishValue(replayed, config: config) {
-                try await publisher.send(try republishRecord(replayed, value: value, config: config, publisher: publisher))
+            if republish, let value = try republishValue(replayed, config: config) {
+                if let publisher {
+                    try await publisher.send(try republishRecord(replayed, value: value, config: config, publisher: publisher))
+                } else {
+                    guard let target = republishTo ?? config?.topics[replayed.topic]?.republishTo else {
+                        throw CommandError(.config, "topic '\(replayed.topic)' has no republishTo in the config: pass --to TOPIC")
+                    }
+                    wouldSend[target, default: 0] += 1
+                }
             }
         }
 
@@ -390,7 +443,47 @@ struct ReplayCommand: Command {
             if summary.strictFailures > 0 { printError("replay: \(summary.strictFailures) strict failure(s)") }
             for example in lossyExamples { printError("replay: record \(example.index): lossy round trip: \(example.problem)") }
         }
+        for (key, stop) in stops.sorted(by: { $0.key < $1.key }) {
+            printError("replay: \(key) stopped at \(stop.at) (strict failure): \(stop.heldBack) later record(s) held back, as the worker halts there")
+        }
+        if republish && dryRun {
+            let targets = wouldSend.sorted { $0.key < $1.key }.map { "\($0.value) to \($0.key)" }
+            let total = wouldSend.values.reduce(0, +)
+            printError("replay: DRY RUN: would republish \(total) record(s)\(targets.isEmpty ? "" : " (" + targets.joined(separator: ", ") + ")"); nothing was sent")
+        }
+        let warnings = Self.warnings(summary, topics: topics, files: live == nil ? files : ["\(topic ?? "the topic") on the brokers"], options: options)
+        for warning in warnings { printError("warning: \(warning)") }
+        var failed: [String] = []
+        if failOn.contains(.unknown) && summary.unknown > 0 { failed.append("\(summary.unknown) unknown record(s)") }
+        if failOn.contains(.failed) && summary.failed > 0 { failed.append("\(summary.failed) failed record(s)") }
+        if failOn.contains(.lossy) && summary.lossy > 0 { failed.append("\(summary.lossy) lossy round trip(s)") }
+        if failOn.contains(.warnings) && !warnings.isEmpty { failed.append("\(warnings.count) warning(s)") }
+        if !failed.isEmpty {
+            let given = failOn.map(\.rawValue).sorted().joined(separator: ",")
+            printError("replay: failing (--fail-on \(given)): \(failed.joined(separator: ", "))")
+            return .findings
+        }
         return summary.strictFailures > 0 || summary.lossy > 0 ? .findings : .success
+    }
+
+    /// What the input looks like, when it does not look like what was asked for.
+    static func warnings(_ s: ReplaySummary, topics: Set<String>, files: [String], options: ReplayOptions) -> [String] {
+        let input = files.isEmpty || files == ["-"] ? "standard input" : files.joined(separator: ", ")
+        guard s.records > 0 else { return ["no records in \(input): nothing was checked"] }
+        let values = s.records - s.tombstones
+        let unknownTags = s.unknownTypes.values.reduce(0, +)
+            + s.failures.filter { $0.key.kind == .unknownType }.reduce(0) { $0 + $1.value.count }
+        guard values > 0, unknownTags * 2 > values else { return [] }
+        // The most frequent unknown tag (ties: the first by name), so the warning is the same every run.
+        let tags = s.unknownTypes.map { ($0.key, $0.value) }
+            + s.failures.filter { $0.key.kind == .unknownType }.compactMap { g, c in g.type.map { ($0, c.count) } }
+        let common = tags.min { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }?.0
+        let catalog = options.topic.map { "the \($0.catalog.name) catalog" } ?? "its catalog"
+        let percent = unknownTags * 100 / values
+        var text = "\(unknownTags) of \(values) records (\(percent)%) of \(topics.sorted().joined(separator: ", ")) have a type \(catalog) does not know"
+        if let common { text += " (most often '\(common)')" }
+        text += ": is this the right --topic or --catalog?"
+        return [text]
     }
 
     /// A record read from a live topic, as a dump record (no file, no line).

@@ -5,48 +5,56 @@ import SwitchyardCodegenCore
 /// `switchyard schema check`: a schema change is a migration; says which records break, in which
 /// direction, and which side deploys first.
 struct SchemaCommand: Command {
-    static let name = "schema"
-    static let abstract = "Check a schema change: which records break, in which direction, which side deploys first."
-    static let usage = """
-        USAGE: switchyard schema check OLD NEW [--policy strict|lenient] [--json]
-                                     [--allow POINTER --reason TEXT]… [--records DUMP… [--catalog NAME] [--format F]]
-               switchyard schema check --against GIT_REV NEW [options]
+    static var checkSpec: CommandSpec {
+        CommandSpec(
+            ["schema", "check"], abstract: "Compare two versions of the catalog schemas: one line per change, its class and verdicts.",
+            synopsis: [
+                "schema check OLD NEW [--policy strict|lenient] [--json] [--allow POINTER --reason TEXT]… [--records DUMP…]",
+                "schema check --against GIT_REV NEW [options]",
+            ],
+            discussion: """
+                Compares two versions of a set of catalog schemas (two directories, or two catalog schema
+                files) catalog by catalog, event by event and member by member, and prints one line per
+                change: its JSON pointer (file#/pointer, in the new schemas; in the old ones for a removal),
+                its class, and two verdicts, each citing the PRODUCT.md rule it applies:
+                  backward  old records (in the topic, replays, redrives) read by a build of the new schemas
+                  forward   new records read by builds of the old schemas (consumers not deployed yet)
+                A change safe in one direction only says which side deploys first.
 
-        Compares two versions of a set of catalog schemas (two directories, or two catalog schema
-        files) catalog by catalog, event by event and member by member, and prints one line per
-        change: its JSON pointer (file#/pointer, in the new schemas; in the old ones for a removal),
-        its class, and two verdicts, each citing the PRODUCT.md rule it applies:
-          backward  old records (in the topic, replays, redrives) read by a build of the new schemas
-          forward   new records read by builds of the old schemas (consumers not deployed yet)
-        A change safe in one direction only says which side deploys first.
+                The catalogs of a directory come from its switchyard-codegen.json if it has one; else every
+                top-level .json whose root lists events in 'oneOf' is a catalog named after its file, lenient
+                when its 'oneOf' has the unknown-events branch, strict otherwise (or --policy).
+                """,
+            options: [
+                OptionSpec("--against", .text("REV"), help: "Read OLD from git: NEW's path at REV (a commit, tag or branch)."),
+                OptionSpec("--policy", .choice(["strict", "lenient"]), help: "The policy of catalogs without a configuration."),
+                OptionSpec("--json", help: "Print one JSON object: the changes, their verdicts, the summary."),
+                OptionSpec("--allow", .text("POINTER"), repeatable: true, help: "Acknowledge the breaking change at POINTER (as printed), each with its --reason, which is printed. Acknowledged changes do not fail."),
+                OptionSpec("--reason", .text("TEXT"), repeatable: true, help: "Why the --allow-ed change is acceptable."),
+                OptionSpec("--records", .file("DUMP"), repeatable: true, help: "Replay captured records (kcat -J envelopes or NDJSON, gzip allowed; '-' is standard input) through the new schemas' decoder rules and count the records each change affects. Checked without compiling anything: the tag, the envelope, required members present and not null, JSON types, integers (no fraction, the type's range, minimum/maximum), non-empty identifiers (minLength 1), RFC 3339 date-times. Unknown fields and open-enum values never fail; hand-written (x-swift-type) members are not checked."),
+                OptionSpec("--catalog", .text("NAME"), help: "The catalog of every record in the dumps (default: the envelope's topic, else the only catalog, else the catalog that knows the record's tag)."),
+                OptionSpec("--format", .choice(["auto", "ndjson", "kcat"]), help: "The dumps' format. Default: auto."),
+            ],
+            positionals: [PositionalSpec("SCHEMAS", repeatable: true, isFile: true, help: "OLD NEW: two schema directories or catalog files; with --against, NEW only.")],
+            examples: [
+                Example("switchyard schema check Schemas/baseline Schemas", "The change since the last release, as CI runs it."),
+                Example("switchyard schema check --against HEAD Schemas", "Against the committed schemas."),
+            ],
+            exitCodes: [
+                (.success, "compatible in both directions (or every other change acknowledged with --allow)"),
+                (.findings, "a breaking change"), (.usage, "usage"),
+                (.dataError, "a schema is unreadable or invalid (file:#/pointer: message), or a dump is unreadable"),
+            ])
+    }
 
-        The catalogs of a directory come from its switchyard-codegen.json if it has one; else every
-        top-level .json whose root lists events in 'oneOf' is a catalog named after its file, lenient
-        when its 'oneOf' has the unknown-events branch, strict otherwise (or --policy).
-
-        OPTIONS:
-          --against REV     Read OLD from git: NEW's path at REV (a commit, tag or branch).
-          --policy P        The policy of catalogs without a configuration: strict or lenient.
-          --json            Print one JSON object: the changes, their verdicts, the summary.
-          --allow POINTER   Acknowledge the breaking change at POINTER (as printed); repeatable, each
-          --reason TEXT     with its --reason, which is printed. Acknowledged changes do not fail.
-          --records DUMP    Replay captured records (kcat -J envelopes or NDJSON, gzip allowed; '-' is
-                            standard input; repeatable) through the new schemas' decoder rules and
-                            count the records each change affects. Checked without compiling
-                            anything: the tag, the envelope, required members present and not null,
-                            JSON types, integers (no fraction, the type's range, minimum/maximum),
-                            non-empty identifiers (minLength 1), RFC 3339 date-times. Unknown fields and
-                            open-enum values never fail; hand-written (x-swift-type) members are not checked.
-          --catalog NAME    The catalog of every record in the dumps (default: the envelope's topic,
-                            else the only catalog, else the catalog that knows the record's tag).
-          --format F        auto (default), ndjson or kcat.
-          -h, --help        Show this help.
-
-        EXIT CODES:
-          0 compatible in both directions (or every other change acknowledged with --allow);
-          1 a breaking change; 64 usage; 65 a schema is unreadable or invalid (named like the
-          generator's errors: file:#/pointer: message), or a dump is unreadable.
-        """
+    static var spec: CommandSpec {
+        CommandSpec(
+            ["schema"], abstract: "Check a schema change: which records break, in which direction, which side deploys first.",
+            discussion: checkSpec.discussion,
+            subcommands: [checkSpec],
+            examples: [Example("switchyard schema check Schemas/baseline Schemas", "The change since the last release.")],
+            exitCodes: checkSpec.exitCodes)
+    }
 
     var old: String?
     var new: String
@@ -58,29 +66,21 @@ struct SchemaCommand: Command {
     var catalogName: String?
     var format: DumpFormat
 
-    init(arguments: inout Arguments) throws {
-        against = try arguments.option("--against")
-        if let text = try arguments.option("--policy") {
-            guard let value = CatalogPolicy(rawValue: text) else { throw CommandError.usage("--policy must be strict or lenient, not '\(text)'") }
-            policy = value
-        }
+    init(_ arguments: ParsedArguments) throws {
+        against = arguments.option("--against")
+        policy = arguments.option("--policy").flatMap(CatalogPolicy.init(rawValue:))
         json = arguments.flag("--json")
-        let pointers = try arguments.options("--allow")
-        let reasons = try arguments.options("--reason")
+        let pointers = arguments.options("--allow")
+        let reasons = arguments.options("--reason")
         guard pointers.count == reasons.count else { throw CommandError.usage("each --allow POINTER needs its --reason TEXT") }
         for reason in reasons where reason.trimmingCharacters(in: .whitespaces).isEmpty {
             throw CommandError.usage("--reason must say why the change is acceptable")
         }
         allowed = Array(zip(pointers, reasons))
-        dumps = try arguments.options("--records")
-        catalogName = try arguments.option("--catalog")
-        let formatText = try arguments.option("--format") ?? "auto"
-        guard let format = DumpFormat(rawValue: formatText) else { throw CommandError.usage("--format must be auto, ndjson or kcat, not '\(formatText)'") }
-        self.format = format
-        var positionals = try arguments.positionals()
-        guard let action = positionals.first else { throw CommandError.usage("missing action: switchyard schema check OLD NEW") }
-        guard action == "check" else { throw CommandError.usage("unknown action '\(action)' (schema has: check)") }
-        positionals.removeFirst()
+        dumps = arguments.options("--records")
+        catalogName = arguments.option("--catalog")
+        format = arguments.option("--format").flatMap(DumpFormat.init(rawValue:)) ?? .auto
+        let positionals = arguments.positionals
         switch (positionals.count, against) {
         case (2, nil):
             old = positionals[0]

@@ -31,3 +31,9 @@ extension CommandError {
         }
     }
 }
+
+/// `word` as a POSIX shell reads it back: unchanged when it is safe, else in single quotes.
+func shellQuoted(_ word: String) -> String {
+    let safe = word.allSatisfy { $0.isLetter || $0.isNumber || "-_./:@,=+%".contains($0) }
+    return safe && !word.isEmpty ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+}

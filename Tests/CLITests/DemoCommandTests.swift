@@ -13,8 +13,22 @@ import Testing
             #expect(out.contains(type), "\(type) missing")
         }
         #expect(out.contains("UNKNOWN TYPE (handed on)"))
-        #expect(out.contains("DEAD-LETTERED to feeds.dlq"))
-        #expect(out.contains("DEAD-LETTERED to payments.dlq: KIND  PATH"))
+        // Issue 15, item 13: the dead-letter table's title is its own line, and its columns line up.
+        let lines = out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for dlq in ["feeds.dlq", "payments.dlq"] {
+            let title = try #require(lines.firstIndex(of: "  Dead-lettered to \(dlq):"), "\(dlq) title")
+            let header = lines[title + 1]
+            #expect(header.hasPrefix("    KIND "), "\(header)")
+            let columns = ["PATH", "TYPE", "COUNT"].map { header.range(of: $0)!.lowerBound.utf16Offset(in: header) }
+            let rows = lines[(title + 2)...].prefix { $0.hasPrefix("    ") && !$0.hasPrefix("    KIND") }
+            #expect(!rows.isEmpty)
+            for row in rows {
+                for column in columns {
+                    let utf16 = Array(row.utf16)
+                    #expect(utf16.count > column && utf16[column] != 0x20 && utf16[column - 1] == 0x20, "aligned: \(row)")
+                }
+            }
+        }
         #expect(out.contains("HALTED: payments[1] at offset 20"))
         #expect(out.contains("republished 80 events to payments.canonical"))
         #expect(out.contains("switchyard release --brokers"))
