@@ -1,0 +1,87 @@
+import Foundation
+import SwitchyardKafka
+import SwitchyardTestSupport
+import Testing
+
+/// `dlq list --follow` and the idle timeout on the embedded broker, over TCP, with the built binary
+/// (issue 15, items 11 and 15).
+@Suite(.serialized, .timeLimit(.minutes(3))) struct DLQFollowTests {
+    /// A dead letter as the worker writes it: the original bytes and the switchyard.* diagnosis headers.
+    static func deadLetter(_ offset: Int, path: String) -> KafkaProducerRecord {
+        KafkaProducerRecord(
+            topic: "feeds.dlq", partition: 0, key: Array("k\(offset)".utf8), value: Array(#"{"type":"post.liked","postId":"p"}"#.utf8),
+            headers: [
+                KafkaHeader(name: "switchyard.original.topic", string: "feeds"),
+                KafkaHeader(name: "switchyard.original.partition", string: "0"),
+                KafkaHeader(name: "switchyard.original.offset", string: String(100 + offset)),
+                KafkaHeader(name: "switchyard.error.kind", string: "keyNotFound"),
+                KafkaHeader(name: "switchyard.error.path", string: path),
+                KafkaHeader(name: "switchyard.error.type", string: "post.liked"),
+                KafkaHeader(name: "switchyard.error.message", string: "no value for key '\(path)'"),
+                KafkaHeader(name: "switchyard.failed.at", string: "2026-12-01T21:00:00Z"),
+            ])
+    }
+
+    static func producer(_ broker: EmbeddedBroker) throws -> KafkaProducer {
+        try KafkaProducer.make(
+            configuration: KafkaProducerConfiguration(
+                kafka: KafkaConfiguration(bootstrapServers: [broker.bootstrapServers], clientID: "fixtures", logLevel: .error)),
+            logger: NoOpKafkaLogger())
+    }
+
+    @Test(arguments: [(SIGTERM, false), (SIGINT, true)])
+    func followPrintsANewDeadLetterAsItArrivesUntilASignal(signal: Int32, json: Bool) async throws {
+        let broker = try EmbeddedBroker.make(brokers: 1, topics: ["feeds.dlq": 1])
+        let producer = try Self.producer(broker)
+        _ = try await producer.send(Self.deadLetter(0, path: "userId"))
+        let child = try ChildProcess(["dlq", "list", "--follow", "-b", broker.bootstrapServers, "-t", "feeds.dlq"] + (json ? ["--json"] : []))
+        try await eventually(.seconds(30), "the dead letter already there is printed") { child.stdout.contains("feeds.dlq/0@0") }
+        #expect(!child.stdout.contains("feeds.dlq/0@1"))
+        // Written while following: its line appears without restarting anything.
+        _ = try await producer.send(Self.deadLetter(1, path: "postId"))
+        try await eventually(.seconds(30), "the new dead letter is printed as it arrives") { child.stdout.contains("feeds.dlq/0@1") }
+        #expect(child.isRunning, "still following")
+        child.signal(signal)
+        let status = try await child.waitForExit(within: .seconds(20))
+        #expect(status == 0, "a signal ends --follow with exit 0: \(child.stderr)")
+        let lines = child.stdout.split(separator: "\n").map(String.init)
+        if json {
+            let objects = try lines.map(ReplayCommandTests.object)
+            #expect(objects.map { $0["location"] as? String } == ["feeds.dlq/0@0", "feeds.dlq/0@1"])
+            #expect(objects.last?["path"] as? String == "postId")
+        } else {
+            #expect(lines.first?.hasPrefix("DEAD LETTER") == true, "\(child.stdout)")
+            #expect(lines.contains { $0.hasPrefix("feeds.dlq/0@1 ") && $0.contains("feeds/0@101") && $0.contains("postId") }, "\(child.stdout)")
+            #expect(lines.last == "2 of 2 dead letter(s)")
+        }
+        #expect(child.stderr.hasSuffix("dlq list: stopped following after 2 dead letter(s)\n"), "\(child.stderr)")
+        await producer.close()
+    }
+
+    @Test func followIsForALiveTopic() throws {
+        let result = try CLI.run(["dlq", "list", "--follow", "--file", "/dev/null"])
+        #expect(result.exitCode == 64)
+        #expect(result.stderr.hasPrefix("error: --follow reads a live topic (--brokers or --config), not a --file"), "\(result.stderr)")
+        let stats = try CLI.run(["dlq", "stats", "--follow", "--file", "/dev/null"])
+        #expect(stats.exitCode == 64 && stats.stderr.hasPrefix("error: unknown option '--follow' for 'switchyard dlq stats'"), "\(stats.stderr)")
+    }
+
+    @Test func anIdleReadEndsWithWhatWasReadNotExit69() async throws {
+        let broker = try EmbeddedBroker.make(brokers: 1, topics: ["feeds.dlq": 1])
+        let producer = try Self.producer(broker)
+        for i in 0..<3 { _ = try await producer.send(Self.deadLetter(i, path: "userId")) }
+        await producer.close()
+        // Metadata and watermarks answer, but no fetch brings a record: the read goes idle before its end.
+        broker.pushRequestErrors(.fetch, Array(repeating: .requestTimedOut, count: 500))
+        let start = ContinuousClock.now
+        let result = try await CLI.runOffPool(["dlq", "list", "-b", broker.bootstrapServers, "-t", "feeds.dlq", "--timeout", "2"])
+        let elapsed = ContinuousClock.now - start
+        #expect(result.exitCode == 0, "an idle timeout is not a broker failure: \(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("warning: no new record in feeds.dlq for 2.0 seconds before its end: read 0 of 3 offsets"),
+            "\(result.stderr)")
+        #expect(result.stdout == "0 of 0 dead letter(s)\n")
+        #expect(elapsed < .seconds(15), "\(elapsed)")
+        broker.clearRequestErrors(.fetch)
+    }
+}
