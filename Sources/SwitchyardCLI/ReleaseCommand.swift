@@ -10,6 +10,7 @@ struct ReleaseCommand: Command {
     static let spec = CommandSpec(
         ["release"], abstract: "Release exactly one halted offset of a strict topic (recorded in the control topic).",
         synopsis: [
+            "release (-c FILE | -b LIST --group GROUP) TOPIC/PARTITION@OFFSET --reason TEXT",
             "release (-c FILE | -b LIST --group GROUP) -t TOPIC --partition P --offset O --reason TEXT",
             "        [--operator NAME] [--status URL | --dead-letter-topic NAME] [--force] [--secret-file PATH] [--json]",
         ],
@@ -47,8 +48,15 @@ struct ReleaseCommand: Command {
             OptionSpec("--secret-file", .file("PATH"), help: "Sign with this shared secret (default: the config's controlTopic.secret)."),
             OptionSpec("--control-topic", .text("NAME"), help: "Default: switchyard.control (or the config's controlTopic)."),
             OptionSpec("--json", help: "Print the release record."),
+            OptionSpec("--connect-timeout", .number("S"), help: "Seconds to reach the brokers (exit 69; a refused or unresolvable address fails at once, with its cause). Default: 10."),
+        ],
+        positionals: [
+            PositionalSpec("LOCATION", optional: true, help: "The halted record as topic/partition@offset (e.g. payments/1@20), instead of -t, --partition and --offset.")
         ],
         examples: [
+            Example(
+                "switchyard release -b localhost:9092 --group switchyard-demo payments/1@20 --reason 'inspected: test record'",
+                "The same record named as everywhere else: topic/partition@offset."),
             Example(
                 "switchyard release -b localhost:9092 --group switchyard-demo -t payments --partition 1 --offset 20 --reason 'inspected: test record'",
                 "Checks the halt in payments.dlq, then records the release."),
@@ -76,18 +84,32 @@ struct ReleaseCommand: Command {
     var force: Bool
     var secretFile: String?
     var json: Bool
+    var connectTimeout: Duration
 
     init(_ arguments: ParsedArguments) throws {
         configPath = arguments.option("--config")
         brokers = arguments.option("--brokers")
         group = arguments.option("--group")
-        guard let topic = arguments.option("--topic") else { throw CommandError.usage("--topic is required") }
-        guard let partition = arguments.integer("--partition") else { throw CommandError.usage("--partition is required") }
-        guard let offset = arguments.integer("--offset") else { throw CommandError.usage("--offset is required") }
+        if let text = arguments.positionals.first {
+            guard let location = RecordLocation(text) else {
+                throw CommandError.usage("name the halted record as topic/partition@offset, e.g. payments/1@20, not '\(text)'")
+            }
+            guard arguments.positionals.count == 1 else { throw CommandError.usage("release takes one record, not '\(arguments.positionals[1])'") }
+            for name in ["--topic", "--partition", "--offset"] where arguments.given(name) {
+                throw CommandError.usage("\(text) names the record: give it without \(name)")
+            }
+            self.topic = location.topic
+            self.partition = Int(location.partition)
+            self.offset = Int(location.offset)
+        } else {
+            guard let topic = arguments.option("--topic") else { throw CommandError.usage("name the record: TOPIC/PARTITION@OFFSET (or --topic, --partition and --offset)") }
+            guard let partition = arguments.integer("--partition") else { throw CommandError.usage("--partition is required") }
+            guard let offset = arguments.integer("--offset") else { throw CommandError.usage("--offset is required") }
+            self.topic = topic
+            self.partition = partition
+            self.offset = offset
+        }
         guard let reason = arguments.option("--reason") else { throw CommandError.usage("--reason is required") }
-        self.topic = topic
-        self.partition = partition
-        self.offset = offset
         self.reason = reason
         operatorName = arguments.option("--operator") ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown"
         controlTopic = arguments.option("--control-topic")
@@ -96,6 +118,7 @@ struct ReleaseCommand: Command {
         force = arguments.flag("--force")
         secretFile = arguments.option("--secret-file")
         json = arguments.flag("--json")
+        connectTimeout = try parseConnectTimeout(arguments.option("--connect-timeout"))
     }
 
     func validate() throws {
@@ -164,7 +187,8 @@ struct ReleaseCommand: Command {
         }
         do {
             // The topic and partition first: a misspelt topic is refused as such, not as "no dead letters".
-            let metadata = try await producer.metadata(timeout: .seconds(10))
+            // Fails fast, with the cause, on a refused or unresolvable address.
+            let metadata = try await KafkaCluster.metadata(kafka: kafka, timeout: connectTimeout)
             try checkPartition(metadata)
             var halt = Halt()
             if !force {
@@ -185,7 +209,7 @@ struct ReleaseCommand: Command {
             if json {
                 print(String(decoding: value, as: UTF8.self))
             } else {
-                print("release recorded: \(topic)/\(partition)@\(offset) for group \(request.group) (control topic \(report.topic)/\(report.partition)@\(report.offset))")
+                print("release recorded: \(RecordLocation(topic: topic, partition: Int32(partition), offset: Int64(offset))) for group \(request.group) (control topic \(report.topic)/\(report.partition)@\(report.offset))")
                 if force { print("forced: applies only to a halt at that offset that began before now") }
             }
             return .success
@@ -258,7 +282,7 @@ struct ReleaseCommand: Command {
     func checkDeadLetters(_ dlq: String, group: String, kafka: KafkaConfiguration) async throws -> Halt {
         let letters = try await DeadLetterSource.live(
             brokers: kafka.bootstrapServers.joined(separator: ","), topic: dlq, properties: kafka.properties
-        ).read(connectTimeout: .seconds(10), timeout: .seconds(60))
+        ).readAll(connectTimeout: connectTimeout)
         let ofPartition = letters.filter {
             $0.originalTopic == topic && $0.originalPartition == Int32(partition) && ($0.consumerGroup == nil || $0.consumerGroup == group)
         }

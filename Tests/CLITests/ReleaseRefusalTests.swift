@@ -77,6 +77,26 @@ import Testing
         #expect(right.exitCode == 0, "\(right.stderr)")
         #expect(right.stdout.hasPrefix("release recorded: payments/1@20 for group payments-workers"))
         #expect(try await Self.high(broker, "switchyard.control") == [1])
+        // One way to name a record (issue 15, item 8): the location the output prints is what release takes.
+        let byLocation = try await CLI.runOffPool(["release", "-c", config.path, "payments/1@20", "--reason", "inspected"])
+        #expect(byLocation.exitCode == 0, "\(byLocation.stderr)")
+        #expect(byLocation.stdout.hasPrefix("release recorded: payments/1@20 for group payments-workers"))
+        #expect(try await Self.high(broker, "switchyard.control") == [2])
+        let wrongByLocation = try await CLI.runOffPool(["release", "-c", config.path, "payments/1@99", "--reason", "x"])
+        #expect(wrongByLocation.exitCode == 1 && Self.firstLine(wrongByLocation.stderr)?.hasPrefix("error: refused: the newest dead letter of payments/1") == true)
+        let malformed = try await CLI.runOffPool(["release", "-c", config.path, "payments[1]@20", "--reason", "x"])
+        #expect(malformed.exitCode == 64)
+        #expect(Self.firstLine(malformed.stderr) == "error: name the halted record as topic/partition@offset, e.g. payments/1@20, not 'payments[1]@20'")
+        let both = try await CLI.runOffPool(["release", "-c", config.path, "payments/1@20", "--offset", "20", "--reason", "x"])
+        #expect(both.exitCode == 64 && Self.firstLine(both.stderr) == "error: payments/1@20 names the record: give it without --offset", "\(both.stderr)")
+        #expect(try await Self.high(broker, "switchyard.control") == [2], "nothing more was recorded")
+    }
+
+    @Test func releaseFailsFastOnAWrongBrokerAddress() throws {
+        let start = ContinuousClock.now
+        let result = try CLI.run(["release", "-b", "127.0.0.1:\(freePort())", "--group", "g", "payments/1@20", "--reason", "x"])
+        #expect(result.exitCode == 69 && result.stderr.contains("Connection refused"), "\(result.stderr)")
+        #expect(ContinuousClock.now - start < .seconds(5))
     }
 
     @Test func republishSendsNothingAfterAStrictFailureOfItsPartition() async throws {
