@@ -15,3 +15,31 @@ import Testing
         #expect(RecordLocation(text) == nil)
     }
 }
+
+/// `replay --records` names records the one way (issue 15, item 8).
+@Suite struct ReplayRecordNamingTests {
+    @Test func aKcatEnvelopesOwnTopicIsKeptNotReplacedByTopic() throws {
+        let file = OnCallTests.fixture("payments-two-partitions.kcat.jsonl")
+        let result = try CLI.run(["replay", "--catalog", "payments", "-t", "payments-eu", "--records", file])
+        let lines = try result.stdoutLines.map(ReplayCommandTests.object)
+        #expect(!lines.isEmpty, "\(result.stderr)")
+        #expect(lines.allSatisfy { $0["topic"] as? String == "payments" }, "the envelope says payments")
+        #expect(lines.first?["location"] as? String == "payments/0@0")
+        #expect(lines.allSatisfy { $0["file"] == nil }, "one input file: no file field")
+        let human = try CLI.run(["replay", "--catalog", "payments", "-t", "payments-eu", file])
+        #expect(!human.stdout.contains("payments-eu/"), "locations use the record's own topic: \(human.stdout)")
+    }
+
+    @Test func withSeveralFilesEachLineNamesItsFileAndLine() throws {
+        let first = OnCallTests.fixture("payments-two-partitions.kcat.jsonl")
+        let second = OnCallTests.fixture("payments-strict-failure-in-partition-0.kcat.jsonl")
+        let result = try CLI.run(["replay", "--records", first, second])
+        let lines = try result.stdoutLines.map(ReplayCommandTests.object)
+        let firstCount = try String(contentsOfFile: first, encoding: .utf8).split(separator: "\n").count
+        #expect(lines.count > firstCount, "\(result.stderr)")
+        #expect(lines[0]["file"] as? String == first && lines[0]["line"] as? Int == 1 && lines[0]["topic"] as? String == "payments")
+        #expect(lines[1]["line"] as? Int == 2)
+        #expect(lines[firstCount]["file"] as? String == second && lines[firstCount]["line"] as? Int == 1)
+        #expect(lines[firstCount]["location"] as? String == "payments/0@0" && lines[firstCount]["index"] as? Int == firstCount, "\(lines[firstCount])")
+    }
+}
