@@ -61,8 +61,8 @@ struct ReleaseCommand: Command {
                 "switchyard release -b localhost:9092 --group switchyard-demo -t payments --partition 1 --offset 20 --reason 'inspected: test record'",
                 "Checks the halt in payments.dlq, then records the release."),
             Example(
-                "switchyard release -c worker.json -t payments --partition 1 --offset 20 --status http://localhost:9464/status --reason 'inspected'",
-                "Checks the halt on the worker's /status."),
+                "switchyard release -c worker.json -t payments --partition 1 --offset 20 --reason 'inspected: test record'",
+                "Brokers, group and DLQ from the worker's config. Add --status http://POD:9464/status to check the halt on the worker instead."),
         ],
         exitCodes: [
             (.success, "recorded"),

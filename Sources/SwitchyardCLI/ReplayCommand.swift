@@ -48,7 +48,7 @@ struct ReplayCommand: Command {
                 OptionSpec("--format", .choice(["auto", "ndjson", "kcat"]), help: "The input format. Default: auto."),
                 OptionSpec("--output", short: "-o", .choice(["summary", "json", "records", "emit"]), help: "summary (default), json (one summary object), records (one NDJSON line per record), emit (what republishing sends)."),
                 OptionSpec("--json", help: "Same as -o json."),
-                OptionSpec("--records", help: "Same as -o records: index, topic, partition, offset, outcome, type, kind and path per record."),
+                OptionSpec("--records", help: "Same as -o records: index, partition, offset, outcome, type, kind and path per record."),
                 OptionSpec("--emit", help: "Same as -o emit: per decoded or unknown record, exactly what republishing would send."),
                 OptionSpec("--roundtrip", help: "Check that decode → encode keeps every key and value and is stable."),
                 OptionSpec("--fail-on", .list(FailOn.allCases.map(\.rawValue)), repeatable: true, help: "Exit 1 when any record is unknown, failed (also on a lenient topic), lossy, or on any warning. For CI gates."),
