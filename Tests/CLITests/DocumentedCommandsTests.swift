@@ -61,7 +61,8 @@ import Testing
             }
             if block == "console", line.hasPrefix("$ ") {
                 let next = i + 1 < lines.count ? lines[i + 1] : ""
-                let code: Int32? = next.hasPrefix("error: refused") ? 1 : next.hasPrefix("error: ") ? 64 : nil
+                let code: Int32? =
+                    next.hasPrefix("error: refused") ? 1 : next.hasPrefix("error: cannot reach") ? 69 : next.hasPrefix("error: ") ? 64 : nil
                 commands.append(Documented(line: String(line.dropFirst(2)), source: "README", exitCode: code))
             } else if block == "sh", !line.isEmpty {
                 let command = line.components(separatedBy: "  #")[0].trimmingCharacters(in: .whitespaces)
@@ -95,7 +96,8 @@ import Testing
             for (placeholder, value) in [("127.0.0.1:34527", broker.bootstrapServers), ("localhost:9092", broker.bootstrapServers), ("BROKER", broker.bootstrapServers)] {
                 line = line.replacingOccurrences(of: placeholder, with: value)
             }
-            if longRunning.contains(where: line.hasPrefix) {
+            // `dlq list --follow` runs until a signal, like the worker.
+            if longRunning.contains(where: line.hasPrefix) || line.contains(" --follow") {
                 line = "\(line) & pid=$!; sleep 4; kill -TERM $pid; wait $pid"
             }
             // The schema examples name the repository's Schemas directory and git history.
