@@ -218,8 +218,11 @@ struct DemoCommand: Command {
         let dlq = plan.first { $0.catalog.defaultPolicy == .lenient }?.name ?? plan[0].name
         out.line("  kcat -b \(broker.bootstrapServers) -C -t \(dlq).dlq -J -e")
         if let halted = worker.status.halted.first {
-            out.line("  switchyard release --brokers \(broker.bootstrapServers) --group switchyard-demo --topic \(halted.key.topic) \\")
-            out.line("      --partition \(halted.key.partition) --offset \(halted.value.offset) --reason \"demo: record inspected\"")
+            let location = RecordLocation(topic: halted.key.topic, partition: halted.key.partition, offset: halted.value.offset)
+            if let d = halted.value.deadLetter {
+                out.line("  switchyard dlq show -b \(broker.bootstrapServers) \(RecordLocation(topic: d.topic, partition: d.partition, offset: d.offset))")
+            }
+            out.line("  switchyard release -b \(broker.bootstrapServers) --group switchyard-demo \(location) --reason \"demo: record inspected\"")
         }
         out.flush()
         if stay {
@@ -295,7 +298,7 @@ struct DemoCommand: Command {
             }
         }
         for (tp, info) in worker.status.halted.sorted(by: { $0.key < $1.key }) {
-            text += "\nHALTED: \(tp) at offset \(info.offset): \(info.failure.kind.rawValue) at '\(info.failure.path)'"
+            text += "\nHALTED: \(RecordLocation(topic: tp.topic, partition: tp.partition, offset: info.offset)): \(info.failure.kind.rawValue) at '\(info.failure.path)'"
             text += " (\(info.failure.type ?? "unreadable type")): \(info.failure.message)\n"
             text += "  The record is in \(worker.configuration.topics[tp.topic]?.deadLetterTopic ?? tp.topic + ".dlq"); the partition waits for a build that decodes it or an audited release.\n"
         }
