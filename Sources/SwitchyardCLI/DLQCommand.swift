@@ -666,7 +666,9 @@ struct DLQCommand: Command {
             if !letters.isEmpty { out.line(style.header(table.render(indent: ""))) }
             if execute {
                 out.line("sent \(sent) record(s) to their original topic(s); refused \(refused)")
-                if let lastOffset { out.line("they stay in the DLQ: next time add --from \(lastOffset + 1) to skip them") }
+                // --from is a DLQ offset of every partition: a hint only where it means "after these".
+                if let lastOffset, !multi { out.line("they stay in the DLQ: next time add --from \(lastOffset + 1) to skip them") }
+                if multi { out.line("they stay in the DLQ: narrow the next redrive with filters (--since, --kind, --type, --path)") }
             } else {
                 out.line(style.bold("DRY RUN") + ": \(sent) record(s) would be redriven, \(refused) refused. Add --execute to send.")
             }

@@ -180,8 +180,8 @@ enum Completion {
             switch option.kind {
             case .flag: action = ""
             case .choice(let values), .list(let values): action = ":\(option.kind.meta):(\(values.joined(separator: " ")))"
-            case .file(let meta): action = ":\(meta):_files"
-            default: action = ":\(option.kind.meta): "
+            case .file(let meta): action = ":\(zshEscape(meta)):_files"
+            default: action = ":\(zshEscape(option.kind.meta)): "
             }
             let star = option.repeatable ? "*" : ""
             if let short = option.short {

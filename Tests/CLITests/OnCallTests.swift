@@ -136,6 +136,32 @@ import Testing
         #expect(config.exitCode == 78 && config.stderr.hasPrefix("error: /nonexistent/worker.json"), "\(config.stderr)")
     }
 
+    @Test func theParserTakesInlineValuesDashDashAndRefusesRepeatsAndMissingValues() throws {
+        let file = Self.fixture("feeds.ndjson")
+        let inline = try CLI.run(["replay", "--topic=feeds", "--output=json", file])
+        let spaced = try CLI.run(["replay", "--topic", "feeds", "--json", file])
+        #expect(inline.exitCode == 0 && inline.stdout == spaced.stdout)
+        // After --, an argument that looks like an option is a FILE (here one that does not exist: 65, named).
+        let afterDashDash = try CLI.run(["replay", "-t", "feeds", "--", "--odd.ndjson"])
+        #expect(afterDashDash.exitCode == 65 && afterDashDash.stderr.contains("--odd.ndjson"), "\(afterDashDash.stderr)")
+        try Self.expectUsage(
+            try CLI.run(["replay", "-t", "feeds", "-t", "payments", file]), first: "error: --topic given more than once",
+            hint: "see 'switchyard replay --help'")
+        try Self.expectUsage(
+            try CLI.run(["replay", file, "--topic"]), first: "error: --topic needs a value (TOPIC)", hint: "see 'switchyard replay --help'")
+        try Self.expectUsage(
+            try CLI.run(["replay", "--json=yes", file]), first: "error: --json takes no value", hint: "see 'switchyard replay --help'")
+        try Self.expectUsage(
+            try CLI.run(["release", "-t", "payments", "--partition", "-1"]), first: "error: --partition must be ≥ 0, not -1",
+            hint: "see 'switchyard release --help'")
+        try Self.expectUsage(
+            try CLI.run(["dlq", "show", "--file", Self.feedsDLQ]), first: "error: missing POSITION: switchyard dlq show POSITION",
+            hint: "see 'switchyard dlq show --help'")
+        try Self.expectUsage(
+            try CLI.run(["dlq", "show", "0:0", "0:1", "--file", Self.feedsDLQ]), first: "error: unexpected argument '0:1'",
+            hint: "see 'switchyard dlq show --help'")
+    }
+
     // MARK: - Item 2: filter values are validated
 
     @Test(arguments: ["list", "stats", "redrive"])
