@@ -155,7 +155,7 @@ import Testing
             try CLI.run(["release", "-t", "payments", "--partition", "-1"]), first: "error: --partition must be ≥ 0, not -1",
             hint: "see 'switchyard release --help'")
         try Self.expectUsage(
-            try CLI.run(["dlq", "show", "--file", Self.feedsDLQ]), first: "error: missing POSITION: switchyard dlq show POSITION",
+            try CLI.run(["dlq", "show", "--file", Self.feedsDLQ]), first: "error: missing LOCATION: switchyard dlq show LOCATION",
             hint: "see 'switchyard dlq show --help'")
         try Self.expectUsage(
             try CLI.run(["dlq", "show", "0:0", "0:1", "--file", Self.feedsDLQ]), first: "error: unexpected argument '0:1'",
