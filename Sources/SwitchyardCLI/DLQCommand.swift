@@ -238,7 +238,11 @@ struct DLQCommand: Command {
             if let file { .file(file) } else {
                 .live(brokers: brokers!, topic: topic ?? targetLocation!.topic, properties: properties)
             }
-        var options = DeadLetterSource.ReadOptions(connectTimeout: connectTimeout, idleTimeout: timeout, progress: true)
+        // Progress shares the terminal with what stdout prints as it reads (list, --follow): there, only when
+        // stdout goes elsewhere.
+        let printsAsItReads = subcommand == .list && isatty(1) == 1
+        var options = DeadLetterSource.ReadOptions(
+            connectTimeout: connectTimeout, idleTimeout: timeout, progress: !printsAsItReads && !follow)
         // --type's check and the not-a-DLQ warning are counted as the dead letters stream by.
         var seenTypes = Set<String>()
         var bare = 0

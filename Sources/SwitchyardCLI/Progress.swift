@@ -4,8 +4,9 @@ import Foundation
 import Glibc
 #endif
 
-/// A progress line on stderr for long reads and replays (`read 12,000 of 50,000 dead letters`), redrawn in
-/// place at most five times a second; only when stderr is a terminal, so logs and pipes never see it.
+/// A progress line on stderr for long reads and replays (`read 12000 of 50000 dead letters`), redrawn in
+/// place at most five times a second, from a second into the work; only when stderr is a terminal, so logs
+/// and pipes never see it, and cleared before the result or a warning is printed.
 final class ProgressLine {
     private let enabled: Bool
     private let noun: String

@@ -346,7 +346,9 @@ struct ReplayCommand: Command {
         // --emit prints what republishing sends, so it follows the same order rule.
         let ordered = republish || mode == .emit
 
-        let progress = ProgressLine(enabled: true, noun: "records" + (topic.map { " of \($0)" } ?? ""))
+        // Not over lines that stdout prints as it reads (--records, --emit on a terminal).
+        let printsAsItReads = (mode == .records || mode == .emit) && isatty(1) == 1
+        let progress = ProgressLine(enabled: !printsAsItReads, noun: "records" + (topic.map { " of \($0)" } ?? ""))
         defer { progress.finish() }
         let severalFiles = files.count > 1
 

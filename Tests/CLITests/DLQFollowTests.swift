@@ -85,3 +85,25 @@ import Testing
         broker.clearRequestErrors(.fetch)
     }
 }
+
+/// Progress on stderr only when stderr is a terminal (issue 15, item 11): run under `script`, which gives
+/// the command a pseudo-terminal, and through pipes.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct ProgressTests {
+    @Test func aLongReadShowsProgressOnATerminalOnly() async throws {
+        let broker = try EmbeddedBroker.make(brokers: 1, topics: ["feeds.dlq": 1])
+        let producer = try DLQFollowTests.producer(broker)
+        for i in 0..<3 { _ = try await producer.send(DLQFollowTests.deadLetter(i, path: "userId")) }
+        await producer.close()
+        // No fetch brings a record for a while: the read lasts past the second after which progress shows.
+        broker.pushRequestErrors(.fetch, Array(repeating: .requestTimedOut, count: 500))
+        defer { broker.clearRequestErrors(.fetch) }
+        let command = "\(CLI.binary.path) dlq stats -b \(broker.bootstrapServers) -t feeds.dlq --timeout 2"
+        let terminal = try await runTool("/usr/bin/script", ["-qec", command, "/dev/null"])
+        #expect(terminal.status == 0, "\(terminal.stdout)")
+        #expect(terminal.stdout.contains("\r\u{1B}[Kread 0 of 3 dead letters from feeds.dlq"), "\(terminal.stdout.debugDescription)")
+        #expect(terminal.stdout.contains("\r\u{1B}[Kwarning: no new record in feeds.dlq"), "cleared before the warning")
+        let piped = try await CLI.runOffPool(["dlq", "stats", "-b", broker.bootstrapServers, "-t", "feeds.dlq", "--timeout", "2"])
+        #expect(piped.exitCode == 0)
+        #expect(!piped.stderr.contains("dead letters from feeds.dlq") && !piped.stderr.contains("\u{1B}["), "\(piped.stderr.debugDescription)")
+    }
+}
