@@ -65,6 +65,31 @@ import Testing
         #expect(lines.map { $0["index"] as? Int } == [0, 1])
     }
 
+    @Test func untilAWhenStopsBeforeTheFirstNewerRecord() async throws {
+        let (broker, expected) = try await Self.paymentsBroker()
+        let result = try await CLI.runOffPool(["replay", "-b", broker.bootstrapServers, "-t", "payments", "--until", "1h", "--records"])
+        let lines = try result.stdoutLines.map(ReplayCommandTests.object)
+        #expect(lines.count == expected.count, "only the three-hour-old round: \(result.stderr)")
+        #expect(lines.allSatisfy { $0["partition"] as? Int == 0 })
+    }
+
+    @Test func aTLSHandshakeWithAPlaintextBrokerFailsFastWithItsCause() async throws {
+        // The fail-fast check goes through librdkafka with the config's security settings, so an SSL or
+        // SASL failure is reported like a refused connection.
+        let broker = try EmbeddedBroker.make(brokers: 1, topics: ["payments": 1])
+        let config = temporaryFile("ssl.json")
+        try Data(
+            #"{"brokers":"\#(broker.bootstrapServers)","groupId":"g","topics":{"payments":{"catalog":"payments"}},"kafka":{"security.protocol":"SSL"}}"#.utf8
+        ).write(to: config)
+        defer { try? FileManager.default.removeItem(at: config) }
+        let start = ContinuousClock.now
+        let result = try await CLI.runOffPool(["replay", "-c", config.path, "-t", "payments", "--since", "1h"])
+        #expect(result.exitCode == 69, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("error: cannot reach \(broker.bootstrapServers): ssl://"), "\(result.stderr)")
+        #expect(result.stderr.contains("SSL_HANDSHAKE"), "\(result.stderr)")
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+
     @Test func aMissingTopicOrPartitionIsExit65() async throws {
         let (broker, _) = try await Self.paymentsBroker()
         let topic = try await CLI.runOffPool(["replay", "--brokers", broker.bootstrapServers, "--topic", "payments", "--catalog", "payments", "--partition", "7"])
