@@ -95,11 +95,6 @@ enum DeadLetterSource {
         return letters.sorted { ($0.partition, $0.offset) < ($1.partition, $1.offset) }
     }
 
-    /// ``readAll(connectTimeout:idleTimeout:)`` under its former name: `timeout` is the idle timeout.
-    func read(connectTimeout: Duration, timeout: Duration) async throws -> [DeadLetter] {
-        try await readAll(connectTimeout: connectTimeout, idleTimeout: timeout)
-    }
-
     private func readLive(
         brokers: String, topic: String, properties: [String: String], options: ReadOptions, _ body: (DeadLetter) throws -> Bool
     ) async throws -> ReadSummary {

@@ -247,7 +247,7 @@ struct DemoCommand: Command {
             let source = DeadLetterSource.live(brokers: worker.configuration.brokers, topic: config.deadLetterTopic, properties: [:])
             let letters: [DeadLetter]
             do {
-                letters = try await source.read(connectTimeout: .seconds(10), timeout: .seconds(30))
+                letters = try await source.readAll()
             } catch {
                 result[topic] = [("could not read \(config.deadLetterTopic): \(error)", "", "", 0)]
                 continue

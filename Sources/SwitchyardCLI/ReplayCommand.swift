@@ -119,6 +119,7 @@ struct ReplayCommand: Command {
     var until: KafkaTopicReader.End?
     var partitions: [Int32]
     var idleTimeout: Duration
+    var idleTimeoutGiven: Bool
 
     init(_ arguments: ParsedArguments) throws {
         topic = arguments.option("--topic")
@@ -162,6 +163,7 @@ struct ReplayCommand: Command {
         }
         partitions = arguments.options("--partition").compactMap { Int32($0) }
         idleTimeout = arguments.number("--timeout").map { .milliseconds(Int64($0 * 1000)) } ?? .seconds(10)
+        idleTimeoutGiven = arguments.given("--timeout")
         files = arguments.positionals
     }
 
@@ -177,7 +179,7 @@ struct ReplayCommand: Command {
             try validateLive()
             return
         }
-        if idleTimeout != .seconds(10) { throw CommandError.usage("--timeout is for a live replay (--brokers, no FILE)") }
+        if idleTimeoutGiven { throw CommandError.usage("--timeout is for a live replay (--brokers, no FILE)") }
         if let catalogName, catalogs[catalogName] == nil {
             throw CommandError.usage("--catalog: \(catalogs.unknownNameReason(catalogName))")
         }

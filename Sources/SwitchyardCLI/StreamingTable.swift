@@ -1,6 +1,4 @@
-import Dispatch
 import Foundation
-import Synchronization
 
 /// Table rows printed as they come, for commands that stream (`dlq list`): the column widths are taken from
 /// the first rows (held until `sample` of them or the first ``flush()``), later rows reuse them, a wider cell
@@ -53,28 +51,3 @@ final class StreamingTable {
         }.joined(separator: "  ")
     }
 }
-
-/// Set once SIGINT or SIGTERM arrives (their default handlers are ignored from ``install()`` on): what a
-/// command that follows a topic polls between reads, to end with exit 0.
-final class TerminationFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-
-    var isSet: Bool { flag.load(ordering: .acquiring) }
-
-    /// Starts listening for SIGINT and SIGTERM.
-    static func install() -> TerminationFlag {
-        let termination = TerminationFlag()
-        let queue = DispatchQueue(label: "switchyard.follow.signals")
-        for number in [SIGINT, SIGTERM] {
-            Foundation.signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { termination.flag.store(true, ordering: .releasing) }
-            source.resume()
-            signalSources.append(source)
-        }
-        return termination
-    }
-}
-
-/// The signal sources live as long as the process: a command installs them once, from its main task.
-nonisolated(unsafe) private var signalSources: [any DispatchSourceSignal] = []

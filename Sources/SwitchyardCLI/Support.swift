@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import SwitchyardKafka
 
 /// Waits for SIGINT or SIGTERM (Dispatch signal sources; the default handlers are ignored meanwhile)
@@ -37,3 +38,28 @@ func shellQuoted(_ word: String) -> String {
     let safe = word.allSatisfy { $0.isLetter || $0.isNumber || "-_./:@,=+%".contains($0) }
     return safe && !word.isEmpty ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
 }
+
+/// Set once SIGINT or SIGTERM arrives (their default handlers are ignored from ``install()`` on): what a
+/// command that follows a topic polls between reads, to end with exit 0.
+final class TerminationFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+
+    /// Starts listening for SIGINT and SIGTERM.
+    static func install() -> TerminationFlag {
+        let termination = TerminationFlag()
+        let queue = DispatchQueue(label: "switchyard.follow.signals")
+        for number in [SIGINT, SIGTERM] {
+            Foundation.signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { termination.flag.store(true, ordering: .releasing) }
+            source.resume()
+            signalSources.append(source)
+        }
+        return termination
+    }
+}
+
+/// The signal sources live as long as the process: a command installs them once, from its main task.
+nonisolated(unsafe) private var signalSources: [any DispatchSourceSignal] = []
