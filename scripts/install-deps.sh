@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(librdkafka-dev libmicrohttpd-dev libsimdjson-dev kcat prometheus pkg-config zlib1g-dev time util-linux)
+# zsh and fish: the CLI tests load `switchyard completion zsh|fish` in them.
+packages=(librdkafka-dev libmicrohttpd-dev libsimdjson-dev kcat prometheus pkg-config zlib1g-dev time util-linux zsh fish)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,5 +1,23 @@
 import Foundation
 
+// How a command's options are declared, once (in the spirit of swift-argument-parser):
+//
+//     static let spec = CommandSpec(
+//         ["replay"], abstract: "…",
+//         options: [OptionSpec("--topic", short: "-t", .text("TOPIC"), help: "…"),
+//                   OptionSpec("--policy", .choice(["strict", "lenient"]), help: "…")],
+//         positionals: [PositionalSpec("FILE", optional: true, repeatable: true, isFile: true, help: "…")],
+//         examples: [Example("switchyard replay -t feeds feeds.ndjson", "…")],   // run by DocumentedCommandsTests
+//         exitCodes: [(.success, "…"), (.usage, "…")])
+//
+//     init(_ arguments: ParsedArguments) throws {
+//         topic = arguments.option("--topic")   // reading an undeclared option is a programming error
+//     }
+//
+// Root parses the command line against `spec` (unknown options, missing values, kinds, allowed values,
+// repeats, positionals: usage errors with "did you mean"), then calls `init`, `validate()`, `run()`.
+// `--help`, `switchyard help X` and `switchyard completion bash|zsh|fish` read the same declaration.
+
 // MARK: - Declarations
 
 /// What an option takes on the command line; parsing, validation, help and completion all read it.

@@ -191,7 +191,8 @@ enum Completion {
             }
         }
         specs.append("'(- *)'{-h,--help}'[Show this help.]'")
-        for positional in spec.positionals {
+        // help and completion complete their positional from a list (below), not as free text.
+        for positional in spec.positionals where spec.path != ["help"] && spec.path != ["completion"] {
             let action = positional.isFile ? "_files" : " "
             specs.append("'\(positional.repeatable ? "*" : "")\(positional.optional && !positional.repeatable ? ":" : ""):\(positional.name):\(action)'")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchyardTestSupport
 import Testing
 
 /// `switchyard demo` as `make demo` runs it (not on a terminal: it stops after the summary).
@@ -41,5 +42,50 @@ import Testing
         #expect(try CLI.run(["demo", "--metrics-port", "70000"]).exitCode == 64)
         let help = try CLI.run(["demo", "--help"])
         #expect(help.exitCode == 0 && help.stdout.contains("USAGE: switchyard demo"))
+    }
+}
+
+/// Issue 15, item 3: what the demo tells you to run runs as printed, against the demo it printed it for.
+@Suite(.serialized, .timeLimit(.minutes(4))) struct DemoSuggestionTests {
+    @Test func everyCommandTheDemoSuggestsRunsAsPrinted() async throws {
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["demo", "--stay", "--metrics-port", "0"]
+        process.currentDirectoryURL = CLI.packageRoot
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let handle = pipe.fileHandleForReading
+        // Read until the last suggested command (the release, which ends with its --reason).
+        let output = try await withDeadline(.seconds(150), "the demo's suggestions") {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+                DispatchQueue.global().async {
+                    var text = ""
+                    while !text.contains("--reason \"demo: record inspected\"\n") {
+                        let chunk = handle.availableData
+                        if chunk.isEmpty { return continuation.resume(throwing: TestFailure("the demo closed stdout: \(text)")) }
+                        text += String(decoding: chunk, as: UTF8.self)
+                    }
+                    continuation.resume(returning: text)
+                }
+            }
+        }
+        let tail = try #require(output.components(separatedBy: "Look around (the broker and worker stay up until Ctrl-C):\n").last)
+        let commands = tail.replacingOccurrences(of: " \\\n", with: " ").split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(commands.count == 4, "\(commands)")
+        for command in commands {
+            let result = try await runTool("/bin/bash", ["-c", "PATH=\(CLI.binary.deletingLastPathComponent().path):$PATH; \(command)"])
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            #expect(!result.stdout.isEmpty, "\(command)")
+            if command.hasPrefix("switchyard release") {
+                #expect(result.stdout.hasPrefix("release recorded: payments/1@20 for group switchyard-demo"), "\(result.stdout)\(result.stderr)")
+            }
+        }
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
     }
 }

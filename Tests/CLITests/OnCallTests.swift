@@ -358,7 +358,7 @@ import Testing
         #expect(try await complete(["switchyard", "completion", "z"]) == ["zsh"])
     }
 
-    @Test func zshAndFishScriptsNameEveryOption() throws {
+    @Test func zshAndFishScriptsNameEveryOptionParseAndComplete() throws {
         let zsh = try CLI.run(["completion", "zsh"])
         let fish = try CLI.run(["completion", "fish"])
         #expect(zsh.exitCode == 0 && zsh.stdout.hasPrefix("#compdef switchyard"))
@@ -374,6 +374,48 @@ import Testing
             }
         }
         #expect(fish.stdout.contains("__fish_seen_subcommand_from dlq; and __fish_seen_subcommand_from list' -l kind -x -a 'keyNotFound"))
+
+        // zsh parses its script; fish completes from its own (scripts/install-deps.sh installs both shells).
+        let zshFile = temporaryFile("_switchyard")
+        let fishFile = temporaryFile("switchyard.fish")
+        try Data(zsh.stdout.utf8).write(to: zshFile)
+        try Data(fish.stdout.utf8).write(to: fishFile)
+        defer {
+            try? FileManager.default.removeItem(at: zshFile)
+            try? FileManager.default.removeItem(at: fishFile)
+        }
+        let parsed = try awaitTool("/usr/bin/zsh", ["-n", zshFile.path])
+        #expect(parsed.status == 0, "zsh -n: \(parsed.stdout)")
+        // zsh completes from it, in an interactive zsh (scripts/zsh-capture-completion.zsh).
+        let functions = temporaryFile("zsh-functions")
+        try FileManager.default.createDirectory(at: functions, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: functions) }
+        try Data(zsh.stdout.utf8).write(to: functions.appendingPathComponent("_switchyard"))
+        let capture = CLI.packageRoot.appendingPathComponent("scripts/zsh-capture-completion.zsh").path
+        func zshComplete(_ line: String) throws -> [String] {
+            let result = try awaitTool("/usr/bin/zsh", ["-f", capture, functions.path, line])
+            #expect(result.status == 0, "\(line): \(result.stdout)")
+            return Self.lines(result.stdout)
+        }
+        #expect(try zshComplete("switchyard rep") == ["replay"])
+        #expect(try zshComplete("switchyard dlq li") == ["list"])
+        #expect(try zshComplete("switchyard dlq list --ki") == ["--kind"])
+        #expect(try zshComplete("switchyard dlq list --kind type") == ["typeMismatch"])
+        #expect(try zshComplete("switchyard replay --policy ").sorted() == ["lenient", "strict"])
+        #expect(try zshComplete("switchyard replay -t feeds --fail") == ["--fail-on"])
+        #expect(try zshComplete("switchyard dlq show --re") == ["--reveal"])
+        #expect(try zshComplete("switchyard completion f") == ["fish"])
+        func fishComplete(_ line: String) throws -> [String] {
+            let result = try awaitTool("/usr/bin/fish", ["-c", "source \(fishFile.path); complete -C '\(line)'"])
+            #expect(result.status == 0, "\(result.stdout)")
+            return Self.lines(result.stdout).map { String($0.split(separator: "\t")[0]) }
+        }
+        #expect(try fishComplete("switchyard rep") == ["replay"])
+        #expect(try fishComplete("switchyard dlq li") == ["list"])
+        #expect(try fishComplete("switchyard dlq list --kind type") == ["typeMismatch"])
+        #expect(try fishComplete("switchyard replay --policy ").sorted() == ["lenient", "strict"])
+        #expect(try fishComplete("switchyard dlq show --re") == ["--reveal"])
+        #expect(try fishComplete("switchyard dlq list --re") == [], "--reveal is dlq show's")
         let wrong = try CLI.run(["completion", "bsh"])
         try Self.expectUsage(wrong, first: "error: no completion for 'bsh': bash, zsh or fish (did you mean 'bash'?)", hint: "see 'switchyard completion --help'")
         #expect(try CLI.run(["completion", try Self.suggestion(wrong.stderr)]).exitCode == 0)
