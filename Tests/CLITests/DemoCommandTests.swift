@@ -75,7 +75,7 @@ import Testing
         }
         let tail = try #require(output.components(separatedBy: "Look around (the broker and worker stay up until Ctrl-C):\n").last)
         let commands = tail.replacingOccurrences(of: " \\\n", with: " ").split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-        #expect(commands.count == 4, "\(commands)")
+        #expect(commands.count == 5, "curl ×2, kcat, dlq show, release: \(commands)")
         for command in commands {
             let result = try await runTool("/bin/bash", ["-c", "PATH=\(CLI.binary.deletingLastPathComponent().path):$PATH; \(command)"])
             #expect(result.status == 0, "\(command): \(result.stderr)")
