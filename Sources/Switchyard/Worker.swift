@@ -43,6 +43,9 @@ public struct EventHandlers: Sendable {
         unknownHandler = handler
     }
 
+    /// Whether no handler is registered (the record loop then calls none and makes no context).
+    var isEmpty: Bool { byType.isEmpty && unknownHandler == nil }
+
     /// Whether any handler applies to this event.
     func handler(for event: any EventCatalog) -> (@Sendable (RecordContext) async throws -> Void)? {
         switch event.content {
@@ -207,6 +210,14 @@ public final class Worker: Sendable {
     let control = Mutex(ControlState())
     /// Set once; `stop()` wakes the loop through it.
     let stopSignal = Mutex<StopState>(StopState())
+    /// Each assigned partition's completion watermark, for revocations and releases.
+    let progress = Mutex<[KafkaTopicPartition: PartitionProgress]>([:])
+
+    /// Registers a partition's watermark (a newer one replaces a revoked one).
+    func register(_ partitionProgress: PartitionProgress) {
+        let old = progress.withLock { $0.updateValue(partitionProgress, forKey: partitionProgress.partition) }
+        old?.close()
+    }
 
     /// Releases and dead letters of halted records. Lock order: `control`, then `state`.
     struct ControlState {
@@ -342,6 +353,7 @@ public final class Worker: Sendable {
         } }
 
         var loop = RecordLoop(worker: self, consumer: consumer, producer: producer, partitionCounts: partitionCounts)
+        let effects = loop.effects
         var failure: (any Error)?
         if proceed {
             // Cancelling run() is a stop(): nothing more is stored past a record whose outcome is not
@@ -357,6 +369,15 @@ public final class Worker: Sendable {
             } onCancel: {
                 self.stop()
             }
+        }
+        // Outcomes on their way (dead letters and republishes waiting for the broker, handlers running) get
+        // until shortly before the shutdown deadline to become durable and move the watermarks.
+        let abandonAt = stopSignal.withLock { s -> ContinuousClock.Instant in
+            s.abandonAt ?? .now + .seconds(max(0, configuration.shutdownTimeoutSeconds - 1))
+        }
+        await effects.drain(until: abandonAt)
+        if failure == nil {
+            do { try effects.throwIfFailed() } catch { failure = error }
         }
         if let failure { noteError("worker failed", ["error": "\(failure)"]) }
 
@@ -421,6 +442,9 @@ public final class Worker: Sendable {
                 $0.assignment = Array(Set($0.assignment).union(partitions))
             }
         case .revoked(let partitions, _):
+            // Nothing more is stored for these partitions by this member's outstanding work.
+            let closed = progress.withLock { p in partitions.compactMap { p.removeValue(forKey: $0) } }
+            for c in closed { c.close() }
             let revoked = Set(partitions)
             let cleared = control.withLock { _ in
                 state.withLock { s -> [KafkaTopicPartition] in

@@ -95,8 +95,17 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
     /// `statistics.interval.ms`: how often librdkafka statistics (consumer lag) refresh; `nil` disables them.
     /// Default: 5 seconds.
     public var statisticsInterval: Duration?
-    /// How many records the poll thread buffers ahead of the reader before it waits. Default: 1000.
+    /// How many records the poll thread buffers ahead of the reader before it pauses fetching. Default: 4000.
     public var maxBufferedRecords: Int
+    /// How many records the poll thread hands to the reader at once (``KafkaConsumer/batches``). Default: 500.
+    public var maxBatchRecords: Int
+    /// `queued.max.messages.kbytes`: how much librdkafka prefetches ahead of the poll thread, for all partitions
+    /// together. librdkafka's 64 MiB default makes most of a worker's memory; a worker that keeps up needs only a
+    /// few fetches' worth. Default: 8192 (8 MiB). The `kafka` map can override it.
+    public var prefetchKilobytes: Int
+    /// `queued.min.messages`: how many records per partition librdkafka tries to keep prefetched (the
+    /// ``prefetchKilobytes`` limit comes first). Default: 10,000 (librdkafka's is 100,000).
+    public var prefetchMinRecords: Int
 
     /// Makes a configuration; every argument but the group and topics has the documented default.
     public init(
@@ -107,7 +116,10 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
         offsetReset: OffsetReset = .earliest,
         commitInterval: Duration = .seconds(5),
         statisticsInterval: Duration? = .seconds(5),
-        maxBufferedRecords: Int = 1000
+        maxBufferedRecords: Int = 4000,
+        maxBatchRecords: Int = 500,
+        prefetchKilobytes: Int = 8192,
+        prefetchMinRecords: Int = 10_000
     ) {
         self.kafka = kafka
         self.groupID = groupID
@@ -117,6 +129,9 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
         self.commitInterval = commitInterval
         self.statisticsInterval = statisticsInterval
         self.maxBufferedRecords = maxBufferedRecords
+        self.maxBatchRecords = maxBatchRecords
+        self.prefetchKilobytes = prefetchKilobytes
+        self.prefetchMinRecords = prefetchMinRecords
     }
 
     public var description: String {
@@ -135,6 +150,8 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
             ("enable.auto.commit", "true"),
             ("auto.commit.interval.ms", String(commitInterval.milliseconds)),
             ("statistics.interval.ms", String(statisticsInterval?.milliseconds ?? 0)),
+            ("queued.max.messages.kbytes", String(prefetchKilobytes)),
+            ("queued.min.messages", String(prefetchMinRecords)),
         ]
         let shared = kafka.rdKafkaProperties
         // The passthrough map comes last so it can override anything above.

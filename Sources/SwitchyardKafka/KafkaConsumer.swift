@@ -66,8 +66,8 @@ public final class KafkaConsumer: Sendable {
         guard !configuration.topics.isEmpty, !configuration.topics.contains("") else {
             throw KafkaError.configuration(reason: "the consumer needs at least one topic")
         }
-        guard configuration.maxBufferedRecords > 0 else {
-            throw KafkaError.configuration(reason: "maxBufferedRecords must be positive")
+        guard configuration.maxBufferedRecords > 0, configuration.maxBatchRecords > 0 else {
+            throw KafkaError.configuration(reason: "maxBufferedRecords and maxBatchRecords must be positive")
         }
         let (events, eventsContinuation) = AsyncStream.makeStream(
             of: KafkaConsumerEvent.self,
@@ -101,6 +101,7 @@ public final class KafkaConsumer: Sendable {
         let client = self.client
         let shared = self.shared
         let signal = self.signal
+        let maxBatch = configuration.maxBatchRecords
         startDedicatedThread(name: "switchyard.kafka.consumer") {
             while !signal.isStopRequested {
                 // Seeks run here, between polls, so no record fetched before the seek is in flight.
@@ -119,14 +120,29 @@ public final class KafkaConsumer: Sendable {
                 case .none:
                     break
                 }
-                switch client.consumerPoll(timeoutMilliseconds: 100) {
-                case .none:
-                    continue
-                case .record(let record):
-                    shared.state.withLock { $0.polled(record) }?.resume(returning: record)
-                case .error(let error):
-                    shared.reportError(error)
+                // One wait for the first record, then whatever else librdkafka has queued, handed over under one
+                // lock: the reader wakes once per batch, not once per record. (rd_kafka_consume_batch_queue would
+                // save the calls, but librdkafka 2.0 documents it as unsafe beside pause, seek and rebalances.)
+                var batch: [KafkaRecord] = []
+                var error: KafkaError?
+                var timeout: Int32 = 100
+                drain: while batch.count < maxBatch {
+                    switch client.consumerPoll(timeoutMilliseconds: timeout) {
+                    case .none:
+                        break drain
+                    case .record(let record):
+                        if batch.isEmpty { batch.reserveCapacity(maxBatch) }
+                        batch.append(record)
+                        timeout = 0
+                    case .error(let e):
+                        error = e
+                        break drain
+                    }
                 }
+                if !batch.isEmpty {
+                    shared.state.withLock { $0.polled(batch) }?.run()
+                }
+                if let error { shared.reportError(error) }
             }
             // Revokes the assignment (the rebalance callback commits stored offsets), leaves the group.
             if let error = client.consumerClose() {
@@ -229,6 +245,12 @@ public final class KafkaConsumer: Sendable {
         }
     }
 
+    /// Whether `partition`'s records in a batch of `generation` are stale: the partition was revoked since
+    /// (or is not assigned). Such records must be neither processed nor stored.
+    public func isStale(_ partition: KafkaTopicPartition, generation: UInt64) -> Bool {
+        shared.state.withLock { $0.isStale(partition, generation: generation) }
+    }
+
     // MARK: - Observability
 
     /// The partitions currently assigned to this member.
@@ -280,25 +302,37 @@ public final class KafkaConsumer: Sendable {
 
             public mutating func next() async throws -> KafkaRecord? {
                 let shared = self.shared
-                return try await withTaskCancellationHandler {
-                    try await withCheckedThrowingContinuation { continuation in
-                        let action = shared.state.withLock {
-                            $0.next(continuation: continuation, isCancelled: Task.isCancelled)
-                        }
-                        switch action {
-                        case .suspended:
-                            break
-                        case .deliver(let record):
-                            continuation.resume(returning: record)
-                        case .end:
-                            continuation.resume(returning: nil)
-                        case .fail(let error):
-                            continuation.resume(throwing: error)
-                        }
-                    }
-                } onCancel: {
-                    shared.state.withLock { $0.cancelWaiter() }?.resume(returning: nil)
-                }
+                return try await shared.next(max: 1).records.first
+            }
+        }
+    }
+
+    /// The consumer's records in batches: each element is every record buffered when the reader asked, up to
+    /// ``KafkaConsumerConfiguration/maxBatchRecords``, in order per partition (partitions interleave). Never
+    /// empty; ends after ``close()``. Pause, resume and seek apply to what is still buffered, as for ``records``.
+    ///
+    /// - Important: Use either ``records`` or ``batches``, one iterator at a time.
+    public var batches: Batches { Batches(shared: shared, max: configuration.maxBatchRecords) }
+
+    /// ``KafkaConsumer/batches`` as an `AsyncSequence`.
+    public struct Batches: AsyncSequence, Sendable {
+        public typealias Element = KafkaRecordBatch
+
+        fileprivate let shared: Shared
+        fileprivate let max: Int
+
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(shared: shared, max: max)
+        }
+
+        /// Iterates ``KafkaConsumer/batches``.
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            fileprivate let shared: Shared
+            fileprivate let max: Int
+
+            public mutating func next() async throws -> KafkaRecordBatch? {
+                let batch = try await shared.next(max: max)
+                return batch.records.isEmpty ? nil : batch
             }
         }
     }
@@ -344,6 +378,29 @@ public final class KafkaConsumer: Sendable {
             }
         }
 
+        /// Up to `max` buffered records, waiting for the first; empty at the end.
+        func next(max: Int) async throws -> KafkaRecordBatch {
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    let action = state.withLock {
+                        $0.next(StateMachine.Waiter(continuation: continuation, max: max), isCancelled: Task.isCancelled)
+                    }
+                    switch action {
+                    case .suspended:
+                        break
+                    case .deliver(let batch):
+                        continuation.resume(returning: batch)
+                    case .end:
+                        continuation.resume(returning: KafkaRecordBatch(records: [], generation: 0))
+                    case .fail(let error):
+                        continuation.resume(throwing: error)
+                    }
+                }
+            } onCancel: {
+                state.withLock { $0.cancelWaiter() }?.continuation.resume(returning: KafkaRecordBatch(records: [], generation: 0))
+            }
+        }
+
         func reportError(_ error: KafkaError) {
             if error.isFatal {
                 state.withLock { $0.fatal(error) }
@@ -372,7 +429,11 @@ public final class KafkaConsumer: Sendable {
     /// The consumer's state: the record buffer, the waiting reader, the assignment, paused partitions.
     /// Methods return the continuation to resume, which the caller resumes outside the lock.
     fileprivate struct StateMachine {
-        typealias Waiter = CheckedContinuation<KafkaRecord?, any Error>
+        /// The reader waiting for records, and how many it takes at once.
+        struct Waiter {
+            var continuation: CheckedContinuation<KafkaRecordBatch, any Error>
+            var max: Int
+        }
 
         struct SeekRequest {
             var partition: KafkaTopicPartition
@@ -389,7 +450,7 @@ public final class KafkaConsumer: Sendable {
         }
 
         enum NextAction {
-            case deliver(KafkaRecord)
+            case deliver(KafkaRecordBatch)
             case suspended
             case end
             case fail(KafkaError)
@@ -397,9 +458,9 @@ public final class KafkaConsumer: Sendable {
 
         struct ResumeAction {
             let waiter: Waiter
-            let result: Result<KafkaRecord?, KafkaError>
+            let result: Result<KafkaRecordBatch, KafkaError>
 
-            func run() { waiter.resume(with: result.mapError { $0 as any Error }) }
+            func run() { waiter.continuation.resume(with: result.mapError { $0 as any Error }) }
         }
 
         private(set) var lifecycle: Lifecycle = .running
@@ -413,7 +474,22 @@ public final class KafkaConsumer: Sendable {
         private var seekRequests: [SeekRequest] = []
         private(set) var assignment: Set<KafkaTopicPartition> = []
         private(set) var lag: [KafkaTopicPartition: Int64] = [:]
+        /// Counts revocations; a batch carries the count at its hand-over.
+        private(set) var generation: UInt64 = 0
+        /// The generation each partition was last revoked in.
+        private var revokedIn: [KafkaTopicPartition: UInt64] = [:]
         let maxBuffered: Int
+
+        private mutating func take(_ max: Int) -> KafkaRecordBatch {
+            KafkaRecordBatch(records: buffer.popFirst(max), generation: generation)
+        }
+
+        /// Whether `partition` was revoked after a batch of `generation` was handed over (its records are
+        /// stale: the partition's next owner, maybe this member again, reads them from the committed offset).
+        func isStale(_ partition: KafkaTopicPartition, generation: UInt64) -> Bool {
+            if let revoked = revokedIn[partition], revoked > generation { return true }
+            return !assignment.contains(partition)
+        }
 
         init(maxBuffered: Int) {
             self.maxBuffered = maxBuffered
@@ -453,23 +529,33 @@ public final class KafkaConsumer: Sendable {
             return true
         }
 
-        /// A record from the poll thread: to the waiting reader, else into the buffer (or held back if paused).
-        mutating func polled(_ record: KafkaRecord) -> Waiter? {
+        /// Records from the poll thread: into the buffer (held back if their partition is paused); the waiting
+        /// reader, if any, gets the first of them.
+        mutating func polled(_ records: [KafkaRecord]) -> ResumeAction? {
             guard case .running = lifecycle else { return nil }
-            let partition = record.topicPartition
-            if paused.contains(partition) {
-                heldBack[partition, default: []].append(record)
-                return nil
+            if paused.isEmpty {
+                buffer.append(contentsOf: records)
+            } else {
+                for record in records {
+                    let partition = record.topicPartition
+                    if paused.contains(partition) {
+                        heldBack[partition, default: []].append(record)
+                    } else {
+                        buffer.append(record)
+                    }
+                }
             }
-            if let waiter, buffer.isEmpty {
-                self.waiter = nil
-                return waiter
-            }
-            buffer.append(record)
-            return nil
+            return wakeWaiter()
         }
 
-        mutating func next(continuation: Waiter, isCancelled: Bool) -> NextAction {
+        /// The waiting reader with what is buffered, if both are there.
+        private mutating func wakeWaiter() -> ResumeAction? {
+            guard let waiter, case .running = lifecycle, !buffer.isEmpty else { return nil }
+            self.waiter = nil
+            return ResumeAction(waiter: waiter, result: .success(take(waiter.max)))
+        }
+
+        mutating func next(_ waiter: Waiter, isCancelled: Bool) -> NextAction {
             switch lifecycle {
             case .finished(let error):
                 if let error {
@@ -480,10 +566,10 @@ public final class KafkaConsumer: Sendable {
             case .stopping:
                 return .end
             case .running:
-                if let record = buffer.popFirst() { return .deliver(record) }
+                if !buffer.isEmpty { return .deliver(take(waiter.max)) }
                 if isCancelled { return .end }
-                precondition(waiter == nil, "KafkaConsumer.records supports one iterator at a time")
-                waiter = continuation
+                precondition(self.waiter == nil, "KafkaConsumer.records and batches support one iterator at a time")
+                self.waiter = waiter
                 return .suspended
             }
         }
@@ -511,11 +597,7 @@ public final class KafkaConsumer: Sendable {
                     buffer.append(record)
                 }
             }
-            if let waiter, case .running = lifecycle, let record = buffer.popFirst() {
-                self.waiter = nil
-                return ResumeAction(waiter: waiter, result: .success(record))
-            }
-            return nil
+            return wakeWaiter()
         }
 
         mutating func requestSeek(_ request: SeekRequest) -> Bool {
@@ -542,6 +624,8 @@ public final class KafkaConsumer: Sendable {
         /// `nil`: the whole assignment.
         mutating func revoked(_ partitions: [KafkaTopicPartition]?) {
             let revoked = partitions.map(Set.init) ?? assignment
+            generation += 1
+            for partition in revoked { revokedIn[partition] = generation }
             assignment.subtract(revoked)
             paused.subtract(revoked)
             flowPaused.subtract(revoked)
@@ -582,9 +666,17 @@ public final class KafkaConsumer: Sendable {
             }
             self.waiter = nil
             lifecycle = .finished(nil)
-            return ResumeAction(waiter: waiter, result: error.map { .failure($0) } ?? .success(nil))
+            return ResumeAction(waiter: waiter, result: error.map { .failure($0) } ?? .success(KafkaRecordBatch(records: [], generation: generation)))
         }
     }
+}
+
+/// Records handed over together by ``KafkaConsumer/batches``.
+public struct KafkaRecordBatch: Sendable {
+    /// The records, in order per partition.
+    public var records: [KafkaRecord]
+    /// The consumer's revocation count at the hand-over, for ``KafkaConsumer/isStale(_:generation:)``.
+    public var generation: UInt64
 }
 
 /// A FIFO of records with amortized O(1) pops.
@@ -597,6 +689,35 @@ struct RecordQueue {
 
     mutating func append(_ record: KafkaRecord) {
         storage.append(record)
+    }
+
+    mutating func append(contentsOf records: [KafkaRecord]) {
+        if head == storage.count {
+            // Empty: take the batch as the storage (no copy when the reader takes it whole).
+            storage = records
+            head = 0
+        } else {
+            storage.append(contentsOf: records)
+        }
+    }
+
+    /// Up to `max` records from the front, in order.
+    mutating func popFirst(_ max: Int) -> [KafkaRecord] {
+        let n = Swift.min(max, count)
+        if head == 0 && n == storage.count {
+            defer { storage = [] }
+            return storage
+        }
+        let taken = Array(storage[head..<(head + n)])
+        head += n
+        if head == storage.count {
+            storage.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 256 && head * 2 > storage.count {
+            storage.removeFirst(head)
+            head = 0
+        }
+        return taken
     }
 
     mutating func popFirst() -> KafkaRecord? {
