@@ -264,7 +264,8 @@ final class Lane {
                 }
                 let republish = action == .handOnThenRepublish ? try republishRecord(record, event: event, decoded: decoded, worker: worker) : nil
                 let handler = hasHandlers ? worker.handlers.handler(for: event) : nil
-                if let handler {
+                if hasHandlers, handler != nil || republish != nil {
+                    // Through the handler lane, so effects keep the partition's (or the key's) order.
                     pending.append(record.offset)
                     handlerItems.append(HandlerItem(record: record, type: type, handler: handler, republish: republish))
                 } else if let republish {
@@ -278,7 +279,11 @@ final class Lane {
                     offset: record.offset, position: record.position,
                     kind: action == .deadLetter ? .deadLetter(failure, halts: false) : .deadLetter(failure, halts: true),
                     topic: topic)
-                sends.append(dead)
+                if hasHandlers {
+                    handlerItems.append(HandlerItem(record: record, type: failure.type ?? "", handler: nil, republish: dead))
+                } else {
+                    sends.append(dead)
+                }
                 if action == .deadLetterThenHalt {
                     halt = (record.offset, false)
                     next = record.offset
@@ -430,7 +435,10 @@ final class Lane {
 struct HandlerItem: Sendable {
     let record: KafkaRecord
     let type: String
-    let handler: @Sendable (RecordContext) async throws -> Void
+    /// Nil for a record that only has something to send (a dead letter, a republish), queued here so that
+    /// sends keep their order behind the handlers of earlier records.
+    let handler: (@Sendable (RecordContext) async throws -> Void)?
+    /// What to send once the handler succeeded (a republish, or a dead letter when there is no handler).
     let republish: Effects.Send?
 }
 
@@ -446,11 +454,16 @@ final class HandlerLane: Sendable {
             for await item in stream {
                 // After an abandoned record or a stop, nothing more is started: the record stays pending (never
                 // stored) and is read again by the partition's next owner.
-                guard !effects.isAbandoned, !effects.worker.stopRequested, progress.isOpen else {
+                guard !effects.isAbandoned, !effects.isPastAbandonTime, progress.isOpen else {
                     effects.finished()
                     continue
                 }
                 let record = item.record
+                guard let handler = item.handler else {
+                    if let send = item.republish { effects.send(send, progress: progress) }
+                    effects.finished()
+                    continue
+                }
                 let context = RecordContext(
                     topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
                     headers: record.headers, timestampMilliseconds: record.timestampMilliseconds)
@@ -458,7 +471,7 @@ final class HandlerLane: Sendable {
                 let handled: Void?
                 do {
                     handled = try await effects.retrying("handler", record.position, onFailure: { handlerErrors.increment() }) {
-                        try await item.handler(context)
+                        try await handler(context)
                     }
                 } catch {
                     effects.fail(error)
@@ -507,6 +520,12 @@ final class Effects: Sendable {
     /// Records whose outcome is on its way: sends in flight, handler calls queued or running.
     var inFlight: Int { active.load(ordering: .relaxed) }
     var isAbandoned: Bool { abandoned.load(ordering: .relaxed) }
+
+    /// Whether the shutdown deadline for work in flight has passed: nothing more is started.
+    var isPastAbandonTime: Bool {
+        guard let abandonAt = worker.stopSignal.withLock({ $0.abandonAt }) else { return false }
+        return ContinuousClock.now >= abandonAt
+    }
 
     func started() { active.add(1, ordering: .relaxed) }
     func finished() { active.subtract(1, ordering: .relaxed) }
