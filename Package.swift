@@ -108,6 +108,8 @@ let package = Package(
         /// The worker end to end on the embedded broker: policies, dead letters, halts, faults.
         .testTarget(name: "IntegrationTests", dependencies: ["Switchyard", "SwitchyardTestSupport", "SwitchyardCatalog"]),
         .testTarget(name: "SwitchyardMetricsTests", dependencies: ["SwitchyardMetrics"]),
+        /// The worker's pure parts without a broker: the record decision table.
+        .testTarget(name: "SwitchyardTests", dependencies: ["Switchyard"]),
         /// The generator: one test per keyword and per error, determinism, the checked-in catalogs up to date.
         .testTarget(name: "CodegenTests", dependencies: ["SwitchyardCodegenCore"]),
         /// Fuzz invariants on the seed corpus, adversarial inputs, label caps and redaction (issue 8).
