@@ -5,7 +5,8 @@
 `ordering: key`. Prints the table, the targets (PASS/FAIL) and the capacity table derived from the
 measured rates (docs/capacity.md), and writes OUT/worker.json.
 
-    bench_worker.py OUT_DIR        (run by scripts/bench-worker.sh, which builds and installs first)
+    bench_worker.py OUT_DIR                  (run by scripts/bench-worker.sh, which builds and installs first)
+    bench_worker.py --report OUT_DIR/worker.json   (the tables again from saved runs, measuring nothing)
 
 Environment (defaults in brackets):
   BENCH_WORKER_RECORDS [84000]       feeds records produced once (1% malformed, seeded); the mock
@@ -350,6 +351,7 @@ def summarize(runs):
          "steadyRate": best(runs, "steadyRate"), "startRate": best(runs, "startRate"),
          "cpuMicrosPerRecord": best([dict(r, c=r["cpuSeconds"] / r["records"] * 1e6) for r in runs if r.get("cpuSeconds") is not None], "c", lowest=True),
          "peakRSSMiB": best([dict(r, m=r["peakRSSKiB"] / 1024) for r in runs if r.get("peakRSSKiB")], "m", lowest=True),
+         "deadLetters": best(runs, "deadLetters"),
          "errors": [r["error"] for r in runs if r.get("error")]}
     if not ok:
         # Only partial runs: show the best lower bound, marked as such.
@@ -368,40 +370,78 @@ def fmt(v, spec):
     return format(v, spec) if v is not None else "-"
 
 
-def capacity(worker, slow_partition, slow_key, kcat, partitions, utilisation, catchup):
-    """The capacity table of docs/capacity.md, from the measured rates. Every formula is written there."""
+def capacity(worker, slow_partition, slow_key, kcat, partitions, utilisation, catchup, handler_ms):
+    """The capacity table of docs/capacity.md, from the measured rates; the formulas are written there.
+
+    R_w: one worker's steady rate (decode, dead letters; no handler); c: its CPU per record; K: the kcat
+    floor (what one consumer process can read from this broker); r_p: what one partition can carry
+    (no handler: min(R_w, K); with the slow handler: the measured rate / the measured partitions); u: the
+    planned utilisation. For T events/s:
+
+        partitions P = max(P_bench, ceil(T / (u * r_p)), N)
+        replicas   N = ceil(T / (u * min(R_w, K)))
+        cores        = T * c / 1e6 (busy cores at T, all replicas)
+        KEDA: maxReplicaCount = N, minReplicaCount = 1,
+              lagThreshold = ceil(u * min(R_w, K, P / N * r_p) * catch-up seconds)
+    """
     r_w = worker["steadyRate"]
     c = worker["cpuMicrosPerRecord"]
     k = kcat["steadyRate"]
     if r_w is None or c is None or k is None:
         return None
-    scenarios = [("decode only (no handler)", min(r_w, k), r_w)]
-    for name, s in (("1 ms handler, ordering: partition", slow_partition), ("1 ms handler, ordering: key", slow_key)):
+    per_worker = min(r_w, k)
+    scenarios = [("no handler", per_worker)]
+    for name, s in ((f"{handler_ms} ms handler, ordering: partition", slow_partition),
+                    (f"{handler_ms} ms handler, ordering: key", slow_key)):
         if s and s.get("steadyRate") is not None:
-            # Per partition: the measured rate over the measured partitions; per worker, not above r_w.
-            scenarios.append((name, s["steadyRate"] / partitions, min(r_w, s["steadyRate"] / partitions * partitions)))
+            scenarios.append((name, s["steadyRate"] / partitions))
     rows = []
     for target in (10_000, 100_000, 1_000_000):
-        for name, r_p, r_lanes in scenarios:
-            p_needed = math.ceil(target / (utilisation * r_p))
-            n_cpu = math.ceil(target / (utilisation * r_w))
-            replicas = max(1, n_cpu)
-            parts = max(partitions, p_needed, replicas)
-            per_worker = min(r_w, parts / replicas * r_p)
-            # Lanes per worker were measured at `partitions`; more lanes per worker is an extrapolation.
-            replicas = max(replicas, math.ceil(target / (utilisation * per_worker)))
+        for name, r_p in scenarios:
+            replicas = max(1, math.ceil(target / (utilisation * per_worker)))
+            by_partition = math.ceil(target / (utilisation * r_p))
+            parts = max(partitions, by_partition, replicas)
+            worker_rate = min(per_worker, parts / replicas * r_p)
+            if by_partition > replicas:
+                limit = "partitions (handler time per partition)"
+            elif r_w >= 0.8 * k:
+                limit = "transport (kcat floor per consumer)"
+            else:
+                limit = "one worker's rate"
             cores = target * c / 1e6
-            limit = "partitions" if p_needed > n_cpu else "worker CPU"
-            if r_w >= 0.8 * k and name.startswith("decode"):
-                limit = "transport (kcat floor)"
-            rows.append({"eventsPerSecond": target, "scenario": name, "perPartitionRate": r_p, "partitions": parts,
-                         "replicas": replicas, "cores": cores, "coresPerReplica": cores / replicas, "limit": limit,
-                         "keda": {"minReplicaCount": 1, "maxReplicaCount": min(parts, replicas),
-                                  "lagThreshold": max(1, math.ceil(utilisation * per_worker * catchup))}})
+            rows.append({"eventsPerSecond": target, "scenario": name, "perPartitionRate": r_p, "perWorkerRate": worker_rate,
+                         "partitions": parts, "replicas": replicas, "cores": cores, "coresPerReplica": cores / replicas,
+                         "limit": limit,
+                         "keda": {"minReplicaCount": 1, "maxReplicaCount": replicas,
+                                  "lagThreshold": max(1, math.ceil(utilisation * worker_rate * catchup))}})
     return rows
 
 
+def capacity_markdown(rows, inputs):
+    lines = ["| inputs (measured) | |", "|---|---:|"] + [f"| {k} | {v} |" for k, v in inputs] + [""]
+    lines += ["| events/s | scenario | per partition/s | per worker/s | partitions | replicas | busy cores | cores per replica "
+              "| KEDA maxReplicaCount | KEDA lagThreshold | limit |",
+              "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for r in rows:
+        lines.append(f"| {r['eventsPerSecond']:,} | {r['scenario']} | {r['perPartitionRate']:,.0f} | {r['perWorkerRate']:,.0f} "
+                     f"| {r['partitions']:,} | {r['replicas']:,} | {r['cores']:.2f} | {r['coresPerReplica']:.2f} "
+                     f"| {r['keda']['maxReplicaCount']:,} | {r['keda']['lagThreshold']:,} | {r['limit']} |")
+    return "\n".join(lines) + "\n"
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--report":
+        # Re-renders the tables from a worker.json (e.g. with other BENCH_CAPACITY_* values), measuring nothing.
+        with open(sys.argv[2]) as f:
+            saved = json.load(f)
+        settings = saved["settings"]
+        settings.setdefault("slowMalformed", None)
+        settings["utilisation"] = env_float("BENCH_CAPACITY_UTILISATION", settings["utilisation"])
+        settings["catchupSeconds"] = env_float("BENCH_CAPACITY_CATCHUP_SECONDS", settings["catchupSeconds"])
+        report(os.path.dirname(os.path.abspath(sys.argv[2])), saved["runs"], settings, saved["machine"])
+        return
+    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
+        sys.exit("usage: bench_worker.py OUT_DIR | bench_worker.py --report OUT_DIR/worker.json")
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     records = env_int("BENCH_WORKER_RECORDS", 84_000)
@@ -480,6 +520,24 @@ def main():
         broker.send_signal(signal.SIGTERM)
         reap(broker)
 
+    try:
+        cpu = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
+    except (OSError, StopIteration):
+        cpu = platform.processor()
+    machine = {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "loadAverage": os.getloadavg()}
+    settings = {"records": records, "malformed": failures, "partitions": partitions, "rounds": rounds,
+                "slowRecords": slow_records, "slowMalformed": slow_failures, "handlerMilliseconds": handler_ms,
+                "timeoutSeconds": timeout, "seed": seed, "pollMilliseconds": poll * 1000,
+                "orderingSupported": ordering_supported, "utilisation": utilisation, "catchupSeconds": catchup}
+    report(out, runs, settings, machine)
+
+
+def report(out, runs, settings, machine):
+    """Prints the tables and writes OUT/worker.json and OUT/capacity.md from the measured runs."""
+    records, failures, partitions = settings["records"], settings["malformed"], settings["partitions"]
+    rounds, slow_records, slow_failures = settings["rounds"], settings["slowRecords"], settings["slowMalformed"]
+    handler_ms, utilisation, catchup = settings["handlerMilliseconds"], settings["utilisation"], settings["catchupSeconds"]
+
     summary = {k: summarize(v) for k, v in runs.items()}
     sy, py, kc = summary["switchyard"], summary["python"], summary["kcat"]
     sp, sk = summary["slowPartition"], summary["slowKey"]
@@ -488,23 +546,25 @@ def main():
         return a / b if a is not None and b else None
 
     print()
-    print(f"worker benchmark: {records} feeds records ({failures} malformed), {partitions} partitions, "
-          f"switchyard broker; best of {rounds} alternating rounds")
-    print(f"{'peer':<44} {'steady/s':>10} {'start->all/s':>13} {'CPU µs/rec':>11} {'peak RSS MiB':>13} {'steady vs SY':>13}")
-    print("-" * 109)
+    print(f"worker benchmark: {records:,} feeds records ({failures} malformed), {partitions} partitions, "
+          f"switchyard broker; best of {rounds} alternating rounds; the {handler_ms} ms handler rows on the first "
+          f"{slow_records:,} ({slow_failures} malformed); load average {machine['loadAverage'][0]:.1f} on {machine['cores']} cores")
+    print(f"{'peer':<56} {'steady/s':>10} {'start->all/s':>13} {'CPU µs/rec':>11} {'peak RSS MiB':>13} {'SY/peer':>8} "
+          f"{'dead letters':>13}")
+    print("-" * 129)
     rows = [("switchyard consume (defaults)", sy), ("Python peer (confluent-kafka + msgspec)", py),
             ("kcat -C (transport floor)", kc)]
     for name, s in rows:
-        print(f"{name:<44} {fmt_rate(s['steadyRate']):>10} {fmt_rate(s['startRate']):>13} "
+        print(f"{name:<56} {fmt_rate(s['steadyRate']):>10} {fmt_rate(s['startRate']):>13} "
               f"{fmt(s['cpuMicrosPerRecord'], '.2f'):>11} {fmt(s['peakRSSMiB'], '.1f'):>13} "
-              f"{fmt(ratio(sy['steadyRate'], s['steadyRate']), '.2f') + 'x':>13}")
+              f"{fmt(ratio(sy['steadyRate'], s['steadyRate']), '.2f') + 'x':>8} {fmt(s['deadLetters'], ',') if name[0] != 'k' else '':>13}")
     for name, s, key in ((f"{handler_ms} ms handler, ordering: partition", sp, "slowPartition"),
                          (f"{handler_ms} ms handler, ordering: key", sk, "slowKey")):
         shown = name if not runs[key] or runs[key][0]["orderingKeyInConfig"] else name + " (no key: unsupported)"
         if not runs[key]:
             shown = name + " (not measured: unsupported)"
-        print(f"{shown:<44} {fmt_rate(s['steadyRate']):>10} {fmt_rate(s['startRate']):>13} "
-              f"{fmt(s['cpuMicrosPerRecord'], '.2f'):>11} {fmt(s['peakRSSMiB'], '.1f'):>13} {'':>13}")
+        print(f"{shown:<56} {fmt_rate(s['steadyRate']):>10} {fmt_rate(s['startRate']):>13} "
+              f"{fmt(s['cpuMicrosPerRecord'], '.2f'):>11} {fmt(s['peakRSSMiB'], '.1f'):>13} {'':>8} {fmt(s['deadLetters'], ','):>13}")
     for name, s in rows + [("1 ms handler, partition", sp), ("1 ms handler, key", sk)]:
         for e in s["errors"]:
             print(f"  {name}: {e}")
@@ -532,8 +592,16 @@ def main():
         results.append({"target": name, "value": value, "pass": ok})
 
     cap = capacity(sy, sp, sk if runs["slowKey"] and runs["slowKey"][0]["orderingKeyInConfig"] else None, kc,
-                   partitions, utilisation, catchup)
+                   partitions, utilisation, catchup, handler_ms)
     if cap:
+        inputs = [("R_w, one worker, no handler (records/s)", fmt_rate(sy["steadyRate"])),
+                  ("c, CPU per record (µs)", fmt(sy["cpuMicrosPerRecord"], ".2f")),
+                  ("K, kcat floor per consumer (records/s)", fmt_rate(kc["steadyRate"])),
+                  (f"{handler_ms} ms handler, ordering: partition ({partitions} partitions, records/s)", fmt_rate(sp["steadyRate"])),
+                  (f"{handler_ms} ms handler, ordering: key ({partitions} partitions, records/s)", fmt_rate(sk["steadyRate"])),
+                  ("u, planned utilisation", f"{utilisation:g}"), ("catch-up seconds (lagThreshold)", f"{catchup:g}")]
+        with open(os.path.join(out, "capacity.md"), "w") as f:
+            f.write(capacity_markdown(cap, inputs))
         print()
         print(f"capacity (docs/capacity.md): planned at {utilisation:.0%} of the measured rates; KEDA lagThreshold = "
               f"{catchup:g} s of one worker's work")
@@ -544,20 +612,12 @@ def main():
             print(f"{row['eventsPerSecond']:>10,} {row['scenario']:<36} {row['perPartitionRate']:>10,.0f} "
                   f"{row['partitions']:>10,} {row['replicas']:>8,} {row['cores']:>7.1f} "
                   f"{row['keda']['lagThreshold']:>12,}  {row['limit']}")
+        print(f"(markdown for docs/capacity.md: {os.path.join(out, 'capacity.md')}; KEDA maxReplicaCount = replicas)")
 
-    try:
-        cpu = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
-    except (OSError, StopIteration):
-        cpu = platform.processor()
     path = os.path.join(out, "worker.json")
     with open(path, "w") as f:
-        json.dump({"machine": {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
-                               "loadAverage": os.getloadavg()},
-                   "settings": {"records": records, "malformed": failures, "partitions": partitions, "rounds": rounds,
-                                "slowRecords": slow_records, "handlerMilliseconds": handler_ms, "timeoutSeconds": timeout,
-                                "seed": seed, "pollMilliseconds": poll * 1000, "orderingSupported": ordering_supported,
-                                "utilisation": utilisation, "catchupSeconds": catchup},
-                   "summary": summary, "targets": results, "capacity": cap, "runs": runs}, f, indent=2)
+        json.dump({"machine": machine, "settings": settings, "summary": summary, "targets": results, "capacity": cap,
+                   "runs": runs}, f, indent=2)
     print(f"\nresults: {path}")
 
 
