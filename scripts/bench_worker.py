@@ -49,6 +49,7 @@ import subprocess
 import sys
 import time
 
+import confluent_kafka
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -108,6 +109,14 @@ def reap(proc, grace=30):
             proc.kill()
             grace, deadline = 5, time.monotonic() + 5
         time.sleep(0.02)
+
+
+def system_librdkafka():
+    """The librdkafka version the worker and kcat link (Debian's), per pkg-config."""
+    try:
+        return subprocess.run(["pkg-config", "--modversion", "rdkafka"], capture_output=True, text=True).stdout.strip() or None
+    except OSError:
+        return None
 
 
 def free_port():
@@ -271,10 +280,10 @@ def run_worker(out, label, argv, config, topic, records, dead_letters, timeout, 
     return result
 
 
-def run_python_peer(out, label, brokers, topic, dlq, records, timeout):
+def run_python_peer(out, label, brokers, topic, dlq, records, timeout, python=PYTHON):
     log_path = os.path.join(out, f"{label}.log")
     started_wall = time.time()
-    proc = subprocess.Popen([PYTHON, os.path.join(ROOT, "scripts", "bench_worker_peer.py"), brokers,
+    proc = subprocess.Popen([python, os.path.join(ROOT, "scripts", "bench_worker_peer.py"), brokers,
                              f"bench-{label}-{os.getpid()}", topic, dlq, str(records)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(log_path, "w"))
     result = {"label": label, "records": records}
@@ -454,6 +463,9 @@ def main():
     poll = env_int("BENCH_WORKER_POLL_MS", 20) / 1000
     utilisation = env_float("BENCH_CAPACITY_UTILISATION", 0.7)
     catchup = env_float("BENCH_CAPACITY_CATCHUP_SECONDS", 5)
+    system_python = os.environ.get("BENCH_WORKER_SYSTEM_RDKAFKA_PYTHON") or None
+    if system_python and not os.access(system_python, os.X_OK):
+        sys.exit(f"bench-worker: BENCH_WORKER_SYSTEM_RDKAFKA_PYTHON={system_python} is not an executable")
 
     topic, slow_topic = "feeds", "feeds.slow"
     broker, brokers = start_broker(out, [(topic, partitions), (slow_topic, partitions), ("feeds.dlq", partitions),
@@ -475,12 +487,14 @@ def main():
             return {"brokers": brokers, "groupId": group, "clientId": "bench-switchyard", "topics": {name: t},
                     "shutdownTimeoutSeconds": 10}
 
-        runs = {"switchyard": [], "python": [], "kcat": [], "slowPartition": [], "slowKey": []}
+        runs = {"switchyard": [], "python": [], "pythonSystemLibrdkafka": [], "kcat": [], "slowPartition": [],
+                "slowKey": []}
         ordering_supported = None
-        peers = ["switchyard", "python", "kcat"]
+        peers = ["switchyard", "python", "kcat"] + (["pythonSystemLibrdkafka"] if system_python else [])
         for round_ in range(1, rounds + 1):
             # Alternate the order, so that a noisy neighbour slows each peer in some round.
-            order = peers[(round_ - 1) % 3:] + peers[:(round_ - 1) % 3]
+            shift = (round_ - 1) % len(peers)
+            order = peers[shift:] + peers[:shift]
             for peer in order:
                 label = f"{peer}-r{round_}"
                 if peer == "switchyard":
@@ -489,6 +503,8 @@ def main():
                                    cfg, topic, records, failures, timeout, poll)
                 elif peer == "python":
                     r = run_python_peer(out, label, brokers, topic, "feeds.dlq", records, timeout)
+                elif peer == "pythonSystemLibrdkafka":
+                    r = run_python_peer(out, label, brokers, topic, "feeds.dlq", records, timeout, python=system_python)
                 else:
                     r = run_kcat(out, label, brokers, topic, records, timeout)
                 runs[peer].append(r)
@@ -528,7 +544,8 @@ def main():
     settings = {"records": records, "malformed": failures, "partitions": partitions, "rounds": rounds,
                 "slowRecords": slow_records, "slowMalformed": slow_failures, "handlerMilliseconds": handler_ms,
                 "timeoutSeconds": timeout, "seed": seed, "pollMilliseconds": poll * 1000,
-                "orderingSupported": ordering_supported, "utilisation": utilisation, "catchupSeconds": catchup}
+                "orderingSupported": ordering_supported, "utilisation": utilisation, "catchupSeconds": catchup,
+                "pythonLibrdkafka": confluent_kafka.libversion()[0], "systemLibrdkafka": system_librdkafka()}
     report(out, runs, settings, machine)
 
 
@@ -540,6 +557,7 @@ def report(out, runs, settings, machine):
 
     summary = {k: summarize(v) for k, v in runs.items()}
     sy, py, kc = summary["switchyard"], summary["python"], summary["kcat"]
+    pys = summary.get("pythonSystemLibrdkafka")
     sp, sk = summary["slowPartition"], summary["slowKey"]
 
     def ratio(a, b):
@@ -548,12 +566,15 @@ def report(out, runs, settings, machine):
     print()
     print(f"worker benchmark: {records:,} feeds records ({failures} malformed), {partitions} partitions, "
           f"switchyard broker; best of {rounds} alternating rounds; the {handler_ms} ms handler rows on the first "
-          f"{slow_records:,} ({slow_failures} malformed); load average {machine['loadAverage'][0]:.1f} on {machine['cores']} cores")
+          f"{slow_records:,} ({slow_failures} malformed); the Python peer's librdkafka "
+          f"{settings.get('pythonLibrdkafka', '?')}, the worker's and kcat's {settings.get('systemLibrdkafka', '?')}; load average {machine['loadAverage'][0]:.1f} on {machine['cores']} cores")
     print(f"{'peer':<56} {'steady/s':>10} {'start->all/s':>13} {'CPU µs/rec':>11} {'peak RSS MiB':>13} {'SY/peer':>8} "
           f"{'dead letters':>13}")
     print("-" * 129)
-    rows = [("switchyard consume (defaults)", sy), ("Python peer (confluent-kafka + msgspec)", py),
-            ("kcat -C (transport floor)", kc)]
+    rows = [("switchyard consume (defaults)", sy), ("Python peer (confluent-kafka + msgspec)", py)]
+    if pys and pys["rounds"]:
+        rows.append((f"Python peer on librdkafka {settings.get('systemLibrdkafka', '?')} (the worker's)", pys))
+    rows.append(("kcat -C (transport floor)", kc))
     for name, s in rows:
         print(f"{name:<56} {fmt_rate(s['steadyRate']):>10} {fmt_rate(s['startRate']):>13} "
               f"{fmt(s['cpuMicrosPerRecord'], '.2f'):>11} {fmt(s['peakRSSMiB'], '.1f'):>13} "
@@ -578,6 +599,11 @@ def report(out, runs, settings, machine):
         ("steady >= 50% of kcat floor", ratio(sy["steadyRate"], kc["steadyRate"]), lambda v: v >= 0.5, "x"),
         ("CPU per record <= 2 µs", sy["cpuMicrosPerRecord"], lambda v: v <= 2.0, " µs"),
         ("peak RSS <= 64 MiB", sy["peakRSSMiB"], lambda v: v <= 64, " MiB"),
+    ]
+    if pys and pys["rounds"]:
+        targets.append((f"steady >= 2x Python peer on librdkafka {settings.get('systemLibrdkafka', '?')}",
+                        ratio(sy["steadyRate"], pys["steadyRate"]), lambda v: v >= 2.0, "x"))
+    targets += [
         (f"{handler_ms} ms handler, partition: within 20% of {ideal:,.0f}/s", sp["steadyRate"],
          lambda v: abs(v - ideal) <= 0.2 * ideal, "/s"),
     ]
