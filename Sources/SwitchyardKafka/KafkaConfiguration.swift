@@ -102,9 +102,15 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
     /// `queued.max.messages.kbytes`: how much librdkafka prefetches ahead of the poll thread, for all partitions
     /// together. librdkafka's 64 MiB default makes most of a worker's memory; a worker that keeps up needs only a
     /// few fetches' worth. Default: 8192 (8 MiB). The `kafka` map can override it.
+    ///
+    /// - Important: librdkafka 2.0 stops fetching for a whole second when its queue reaches this size or
+    ///   ``prefetchMinRecords`` (`fetch.queue.backoff.ms` arrived in 2.1). Keep it above one fetch response
+    ///   (assigned partitions × `max.partition.fetch.bytes`, 1 MiB each by default), or a worker catching up
+    ///   waits a second after every few fetches.
     public var prefetchKilobytes: Int
-    /// `queued.min.messages`: how many records per partition librdkafka tries to keep prefetched (the
-    /// ``prefetchKilobytes`` limit comes first). Default: 10,000 (librdkafka's is 100,000).
+    /// `queued.min.messages`: how many records librdkafka keeps prefetched before it stops fetching (the
+    /// ``prefetchKilobytes`` limit comes first). Default: 100,000 (librdkafka's): lower values hit the
+    /// one-second fetch backoff described above while catching up.
     public var prefetchMinRecords: Int
 
     /// Makes a configuration; every argument but the group and topics has the documented default.
@@ -119,7 +125,7 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
         maxBufferedRecords: Int = 4000,
         maxBatchRecords: Int = 500,
         prefetchKilobytes: Int = 8192,
-        prefetchMinRecords: Int = 10_000
+        prefetchMinRecords: Int = 100_000
     ) {
         self.kafka = kafka
         self.groupID = groupID

@@ -103,15 +103,29 @@ public final class KafkaConsumer: Sendable {
         let signal = self.signal
         let maxBatch = configuration.maxBatchRecords
         startDedicatedThread(name: "switchyard.kafka.consumer") {
+            var fullSince: ContinuousClock.Instant?
             while !signal.isStopRequested {
                 // Seeks run here, between polls, so no record fetched before the seek is in flight.
                 for request in shared.state.withLock({ $0.takeSeekRequests() }) {
                     shared.performSeek(request, client: client)
                 }
                 if shared.state.withLock({ $0.isStopping }) { break }
-                // Backpressure: while the reader is behind, the assigned partitions are paused inside librdkafka
-                // (not in the reader's view) and polling goes on, so rebalances, errors and the group's
-                // max.poll.interval.ms are still served. They resume once the buffer is half empty.
+                // Backpressure. A full buffer first waits for the reader, without polling: a pause inside
+                // librdkafka drops what it prefetched, and the fetches after the resume cost far more than a
+                // reader a few milliseconds behind. A reader behind for longer (a slow handler) gets the
+                // assigned partitions paused inside librdkafka (not in the reader's view) while polling goes
+                // on, so rebalances, errors and the group's max.poll.interval.ms are still served. They resume
+                // once the buffer is half empty.
+                if shared.state.withLock({ $0.isBufferFull }) {
+                    let since = fullSince ?? .now
+                    fullSince = since
+                    if since.duration(to: .now) < Self.bufferFullGrace {
+                        usleep(1_000)
+                        continue
+                    }
+                } else {
+                    fullSince = nil
+                }
                 switch shared.state.withLock({ $0.flowControl() }) {
                 case .pause(let partitions):
                     do { try client.pause(partitions) } catch { shared.events.yield(.error(error as? KafkaError ?? .state(reason: "\(error)"))) }
@@ -155,6 +169,9 @@ public final class KafkaConsumer: Sendable {
             signal.markFinished()
         }
     }
+
+    /// How long a full buffer waits for the reader before the partitions are paused inside librdkafka.
+    static let bufferFullGrace = Duration.seconds(1)
 
     // MARK: - Offsets
 
@@ -679,68 +696,65 @@ public struct KafkaRecordBatch: Sendable {
     public var generation: UInt64
 }
 
-/// A FIFO of records with amortized O(1) pops.
+/// A FIFO of records, kept as the chunks the poll thread handed over: a reader that takes a whole chunk gets
+/// the same array back, without copying a record.
 struct RecordQueue {
-    private var storage: [KafkaRecord] = []
+    private var chunks: [[KafkaRecord]] = []
+    /// Where the first chunk's unread records start.
     private var head = 0
+    private(set) var count = 0
 
-    var count: Int { storage.count - head }
     var isEmpty: Bool { count == 0 }
 
     mutating func append(_ record: KafkaRecord) {
-        storage.append(record)
+        append(contentsOf: [record])
     }
 
     mutating func append(contentsOf records: [KafkaRecord]) {
-        if head == storage.count {
-            // Empty: take the batch as the storage (no copy when the reader takes it whole).
-            storage = records
-            head = 0
-        } else {
-            storage.append(contentsOf: records)
-        }
-    }
-
-    /// Up to `max` records from the front, in order.
-    mutating func popFirst(_ max: Int) -> [KafkaRecord] {
-        let n = Swift.min(max, count)
-        if head == 0 && n == storage.count {
-            defer { storage = [] }
-            return storage
-        }
-        let taken = Array(storage[head..<(head + n)])
-        head += n
-        if head == storage.count {
-            storage.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head > 256 && head * 2 > storage.count {
-            storage.removeFirst(head)
-            head = 0
-        }
-        return taken
+        guard !records.isEmpty else { return }
+        chunks.append(records)
+        count += records.count
     }
 
     mutating func popFirst() -> KafkaRecord? {
-        guard head < storage.count else { return nil }
-        let record = storage[head]
-        head += 1
-        if head > 256 && head * 2 > storage.count {
-            storage.removeFirst(head)
-            head = 0
+        popFirst(1).first
+    }
+
+    /// Up to `max` records from the front, in order: the first chunk's unread records (at most `max`).
+    mutating func popFirst(_ max: Int) -> [KafkaRecord] {
+        guard !chunks.isEmpty else { return [] }
+        let first = chunks[0]
+        let available = first.count - head
+        let taken: [KafkaRecord]
+        if head == 0 && available <= max {
+            taken = first
+            chunks.removeFirst()
+        } else {
+            let n = Swift.min(max, available)
+            taken = Array(first[head..<(head + n)])
+            head += n
+            if head == first.count {
+                chunks.removeFirst()
+                head = 0
+            }
         }
-        return record
+        count -= taken.count
+        return taken
     }
 
     /// Removes the records matching `predicate`, keeping the others in order; returns the removed ones.
     mutating func removeAll(where predicate: (KafkaRecord) -> Bool) -> [KafkaRecord] {
         var kept: [KafkaRecord] = []
         var removed: [KafkaRecord] = []
-        for record in storage[head...] {
-            if predicate(record) { removed.append(record) } else { kept.append(record) }
+        for (k, chunk) in chunks.enumerated() {
+            for record in chunk[(k == 0 ? head : 0)...] {
+                if predicate(record) { removed.append(record) } else { kept.append(record) }
+            }
         }
         if !removed.isEmpty {
-            storage = kept
+            chunks = kept.isEmpty ? [] : [kept]
             head = 0
+            count = kept.count
         }
         return removed
     }
