@@ -243,8 +243,6 @@ public final class Worker: Sendable {
         /// When work in flight (a handler, a send) is abandoned: a little before ``deadline``, so the final
         /// commit and the close fit in the shutdown timeout.
         var abandonAt: ContinuousClock.Instant?
-        /// `stop()` closed the idle consumer itself (its close committed the stored offsets).
-        var closedWhileIdle = false
     }
 
     public init(
@@ -274,14 +272,14 @@ public final class Worker: Sendable {
             let timeout = Duration.seconds(configuration.shutdownTimeoutSeconds)
             s.deadline = .now + timeout
             s.abandonAt = .now + timeout - min(timeout / 5, .seconds(5))
-            // An idle loop waits for records: closing the consumer ends that wait. A busy loop finishes
-            // its record first and closes the consumer itself.
-            if !s.busy && s.consumer != nil { s.closedWhileIdle = true }
-            return s.busy ? nil : s.consumer
+            // An idle loop waits for records: ending the delivery ends that wait (the consumer stays open, so
+            // outcomes still on their way store their offsets and the final commit writes them). A busy loop
+            // sees the request after its batch.
+            return s.consumer
         }
         state.withLock { if $0.phase == .running || $0.phase == .starting { $0.phase = .stopping } }
         logger.notice("shutdown requested", ["shutdown.timeout_seconds": String(configuration.shutdownTimeoutSeconds)])
-        if let consumer { Task { await consumer.close() } }
+        consumer?.stopDelivering()
     }
 
     var stopRequested: Bool { stopSignal.withLock { $0.requested } }
@@ -381,29 +379,26 @@ public final class Worker: Sendable {
         }
         if let failure { noteError("worker failed", ["error": "\(failure)"]) }
 
-        // Drain: the loop finished (or abandoned) its in-flight record; commit what was stored, leave the
-        // group, and let outstanding produces finish, all within the shutdown deadline. A step still running
-        // at the deadline is abandoned: what it did not commit is read again by the next owner.
-        let (deadline, closedWhileIdle) = stopSignal.withLock { s -> (ContinuousClock.Instant, Bool) in
+        // Drain: the loop finished (or abandoned) its batch and the outcomes on their way had their time;
+        // commit what was stored, leave the group, and let outstanding produces finish, all within the
+        // shutdown deadline. A step still running at the deadline is abandoned: what it did not commit is
+        // read again by the next owner.
+        let deadline = stopSignal.withLock { s -> ContinuousClock.Instant in
             if s.deadline == nil { s.deadline = .now + .seconds(configuration.shutdownTimeoutSeconds) }
-            return (s.deadline!, s.closedWhileIdle)
+            return s.deadline!
         }
-        // A consumer that stop() closed while idle committed on close: nothing is left to commit.
-        var committed = true
-        if !closedWhileIdle {
-            committed = await bounded(by: deadline, "final commit") { [logger] in
-                do {
-                    try await consumer.commit()
-                } catch {
-                    let stored = consumer.storedOffsets
-                    for (tp, offset) in stored.sorted(by: { $0.key < $1.key }) {
-                        logger.warning("final commit failed", [
-                            "kafka.topic": tp.topic, "kafka.partition": String(tp.partition), "kafka.offset": String(offset),
-                            "error": "\(error)",
-                        ])
-                    }
-                    if stored.isEmpty { logger.warning("final commit failed", ["error": "\(error)"]) }
+        let committed = await bounded(by: deadline, "final commit") { [logger] in
+            do {
+                try await consumer.commit()
+            } catch {
+                let stored = consumer.storedOffsets
+                for (tp, offset) in stored.sorted(by: { $0.key < $1.key }) {
+                    logger.warning("final commit failed", [
+                        "kafka.topic": tp.topic, "kafka.partition": String(tp.partition), "kafka.offset": String(offset),
+                        "error": "\(error)",
+                    ])
                 }
+                if stored.isEmpty { logger.warning("final commit failed", ["error": "\(error)"]) }
             }
         }
         if committed { _ = await bounded(by: deadline, "consumer close") { await consumer.close() } }

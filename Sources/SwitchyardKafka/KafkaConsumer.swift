@@ -292,6 +292,13 @@ public final class KafkaConsumer: Sendable {
 
     // MARK: - Closing
 
+    /// Ends ``records`` and ``batches`` for their reader (a waiting one at once) without closing: the consumer
+    /// stays in its group, keeps its assignment and commits what is stored until ``close()``. For a reader that
+    /// must stop reading but still finish work whose offsets it stores later.
+    public func stopDelivering() {
+        shared.state.withLock { $0.stopDelivering() }?.continuation.resume(returning: KafkaRecordBatch(records: [], generation: 0))
+    }
+
     /// Leaves the group: commits stored offsets, revokes the assignment, ends ``records`` and ``events``.
     /// Records still buffered are dropped (not stored, so they are consumed again later).
     public func close() async {
@@ -493,6 +500,7 @@ public final class KafkaConsumer: Sendable {
         private(set) var lag: [KafkaTopicPartition: Int64] = [:]
         /// Counts revocations; a batch carries the count at its hand-over.
         private(set) var generation: UInt64 = 0
+        private var deliveryStopped = false
         /// The generation each partition was last revoked in.
         private var revokedIn: [KafkaTopicPartition: UInt64] = [:]
         let maxBuffered: Int
@@ -567,7 +575,7 @@ public final class KafkaConsumer: Sendable {
 
         /// The waiting reader with what is buffered, if both are there.
         private mutating func wakeWaiter() -> ResumeAction? {
-            guard let waiter, case .running = lifecycle, !buffer.isEmpty else { return nil }
+            guard let waiter, case .running = lifecycle, !buffer.isEmpty, !deliveryStopped else { return nil }
             self.waiter = nil
             return ResumeAction(waiter: waiter, result: .success(take(waiter.max)))
         }
@@ -583,12 +591,19 @@ public final class KafkaConsumer: Sendable {
             case .stopping:
                 return .end
             case .running:
+                if deliveryStopped { return .end }
                 if !buffer.isEmpty { return .deliver(take(waiter.max)) }
                 if isCancelled { return .end }
                 precondition(self.waiter == nil, "KafkaConsumer.records and batches support one iterator at a time")
                 self.waiter = waiter
                 return .suspended
             }
+        }
+
+        /// The reader gets no more records (``KafkaConsumer/stopDelivering()``); returns the waiting one.
+        mutating func stopDelivering() -> Waiter? {
+            deliveryStopped = true
+            return cancelWaiter()
         }
 
         mutating func cancelWaiter() -> Waiter? {
