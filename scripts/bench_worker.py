@@ -409,7 +409,7 @@ def capacity(worker, slow_partition, slow_key, kcat, partitions, utilisation, ca
             replicas = max(1, math.ceil(target / (utilisation * w_s)))
             by_partition = math.ceil(target / (utilisation * r_s))
             parts = max(partitions, replicas, by_partition)
-            if by_partition > replicas:
+            if by_partition > max(partitions, replicas):
                 limit = "partitions (handler time per partition)"
             elif w_s >= 0.8 * k:
                 limit = "transport (kcat floor per consumer)"
