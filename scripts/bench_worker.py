@@ -642,8 +642,13 @@ def report(out, runs, settings, machine):
 
     path = os.path.join(out, "worker.json")
     with open(path, "w") as f:
-        json.dump({"machine": machine, "settings": settings, "summary": summary, "targets": results, "capacity": cap,
-                   "runs": runs}, f, indent=2)
+        ratios = {"steadySwitchyardOverPython": ratio(sy["steadyRate"], py["steadyRate"]),
+                  "steadySwitchyardOverPythonSystemLibrdkafka": ratio(sy["steadyRate"], (pys or {}).get("steadyRate")),
+                  "steadySwitchyardOverKcat": ratio(sy["steadyRate"], kc["steadyRate"]),
+                  "startSwitchyardOverPython": ratio(sy["startRate"], py["startRate"]),
+                  "cpuPythonOverSwitchyard": ratio(py["cpuMicrosPerRecord"], sy["cpuMicrosPerRecord"])}
+        json.dump({"machine": machine, "settings": settings, "summary": summary, "ratios": ratios, "targets": results,
+                   "capacity": cap, "runs": runs}, f, indent=2)
     print(f"\nresults: {path}")
 
 
