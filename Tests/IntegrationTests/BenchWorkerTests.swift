@@ -11,12 +11,13 @@ struct BenchWorkerTests {
     /// The built `switchyard-bench-worker`, beside the built `switchyard`.
     static let binary = switchyardBinary.deletingLastPathComponent().appendingPathComponent("switchyard-bench-worker")
 
-    /// `processed` from the worker's `/status` (records whose outcome is durable).
-    static func processed(_ port: Int) async -> Int {
-        guard let (status, body) = await httpGet(port: port, "/status"), status == 200,
-            let document = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
-        else { return 0 }
-        return document["processed"] as? Int ?? 0
+    /// `processed` from the worker's `/status` (records whose outcome is durable); 0 while it does not answer.
+    ///
+    /// - Throws: when `/status` answers with something other than a JSON object with `processed`.
+    static func processed(_ port: Int) async throws -> Int {
+        guard let (status, body) = await httpGet(port: port, "/status"), status == 200 else { return 0 }
+        let document = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+        return try #require(document?["processed"] as? Int, "/status without processed: \(body)")
     }
 
     @Test func usageAndConfigurationErrors() async throws {
@@ -48,9 +49,9 @@ struct BenchWorkerTests {
             }
             let (config, port) = try ConsumeProcessTests.writeConfig(harness, topics: ["feeds": ["catalog": "feeds", "policy": "lenient"]])
             let worker = try ChildProcess([config, "--handler-sleep-ms", String(milliseconds)], executable: Self.binary)
-            try await eventually(.seconds(60), "the first record handled") { await Self.processed(port) > 0 }
+            try await eventually(.seconds(60), "the first record handled") { try await Self.processed(port) > 0 }
             let first = ContinuousClock.now
-            try await eventually(.seconds(60), "all \(count) records handled") { await Self.processed(port) == count }
+            try await eventually(.seconds(60), "all \(count) records handled") { try await Self.processed(port) == count }
             elapsed[milliseconds] = ContinuousClock.now - first
 
             worker.signal(SIGTERM)
