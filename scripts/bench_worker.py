@@ -380,49 +380,49 @@ def fmt(v, spec):
 
 
 def capacity(worker, slow_partition, slow_key, kcat, partitions, utilisation, catchup, handler_ms):
-    """The capacity table of docs/capacity.md, from the measured rates; the formulas are written there.
+    """The capacity table of docs/capacity.md, from the measured rates only; the formulas are written there.
 
-    R_w: one worker's steady rate (decode, dead letters; no handler); c: its CPU per record; K: the kcat
-    floor (what one consumer process can read from this broker); r_p: what one partition can carry
-    (no handler: min(R_w, K); with the slow handler: the measured rate / the measured partitions); u: the
-    planned utilisation. For T events/s:
+    Per scenario s: W_s, what one worker measurably does (no handler: min(R_w, K), the worker's steady
+    rate, not above the kcat floor K; with the slow handler: its measured rate over P_bench partitions)
+    and r_s, what one partition carries (no handler: W_s; with the slow handler: W_s / P_bench). u is the
+    planned utilisation, c the CPU per record (no handler). For T events/s:
 
-        partitions P = max(P_bench, ceil(T / (u * r_p)), N)
-        replicas   N = ceil(T / (u * min(R_w, K)))
-        cores        = T * c / 1e6 (busy cores at T, all replicas)
-        KEDA: maxReplicaCount = N, minReplicaCount = 1,
-              lagThreshold = ceil(u * min(R_w, K, P / N * r_p) * catch-up seconds)
+        replicas   N = ceil(T / (u * W_s))
+        partitions P = max(P_bench, N, ceil(T / (u * r_s)))
+        busy cores   = T * c / 1e6
+        KEDA: maxReplicaCount = N, minReplicaCount = 1, lagThreshold = ceil(u * W_s * catch-up seconds)
     """
     r_w = worker["steadyRate"]
     c = worker["cpuMicrosPerRecord"]
     k = kcat["steadyRate"]
     if r_w is None or c is None or k is None:
         return None
-    per_worker = min(r_w, k)
-    scenarios = [("no handler", per_worker)]
+    fast = min(r_w, k)
+    scenarios = [("no handler", fast, fast)]
     for name, s in ((f"{handler_ms} ms handler, ordering: partition", slow_partition),
                     (f"{handler_ms} ms handler, ordering: key", slow_key)):
         if s and s.get("steadyRate") is not None:
-            scenarios.append((name, s["steadyRate"] / partitions))
+            scenarios.append((name, s["steadyRate"], s["steadyRate"] / partitions))
     rows = []
     for target in (10_000, 100_000, 1_000_000):
-        for name, r_p in scenarios:
-            replicas = max(1, math.ceil(target / (utilisation * per_worker)))
-            by_partition = math.ceil(target / (utilisation * r_p))
-            parts = max(partitions, by_partition, replicas)
-            worker_rate = min(per_worker, parts / replicas * r_p)
-            if by_partition > replicas:
+        for name, w_s, r_s in scenarios:
+            replicas = max(1, math.ceil(target / (utilisation * w_s)))
+            by_partition = math.ceil(target / (utilisation * r_s))
+            parts = max(partitions, replicas, by_partition)
+            if by_partition > max(partitions, replicas):
                 limit = "partitions (handler time per partition)"
-            elif r_w >= 0.8 * k:
+            elif w_s >= 0.8 * k:
                 limit = "transport (kcat floor per consumer)"
             else:
                 limit = "one worker's rate"
+            if parts / replicas > partitions:
+                limit += f"; {parts / replicas:.0f} partitions per worker, more than the {partitions} measured"
             cores = target * c / 1e6
-            rows.append({"eventsPerSecond": target, "scenario": name, "perPartitionRate": r_p, "perWorkerRate": worker_rate,
+            rows.append({"eventsPerSecond": target, "scenario": name, "perPartitionRate": r_s, "perWorkerRate": w_s,
                          "partitions": parts, "replicas": replicas, "cores": cores, "coresPerReplica": cores / replicas,
                          "limit": limit,
                          "keda": {"minReplicaCount": 1, "maxReplicaCount": replicas,
-                                  "lagThreshold": max(1, math.ceil(utilisation * worker_rate * catchup))}})
+                                  "lagThreshold": max(1, math.ceil(utilisation * w_s * catchup))}})
     return rows
 
 
@@ -642,8 +642,13 @@ def report(out, runs, settings, machine):
 
     path = os.path.join(out, "worker.json")
     with open(path, "w") as f:
-        json.dump({"machine": machine, "settings": settings, "summary": summary, "targets": results, "capacity": cap,
-                   "runs": runs}, f, indent=2)
+        ratios = {"steadySwitchyardOverPython": ratio(sy["steadyRate"], py["steadyRate"]),
+                  "steadySwitchyardOverPythonSystemLibrdkafka": ratio(sy["steadyRate"], (pys or {}).get("steadyRate")),
+                  "steadySwitchyardOverKcat": ratio(sy["steadyRate"], kc["steadyRate"]),
+                  "startSwitchyardOverPython": ratio(sy["startRate"], py["startRate"]),
+                  "cpuPythonOverSwitchyard": ratio(py["cpuMicrosPerRecord"], sy["cpuMicrosPerRecord"])}
+        json.dump({"machine": machine, "settings": settings, "summary": summary, "ratios": ratios, "targets": results,
+                   "capacity": cap, "runs": runs}, f, indent=2)
     print(f"\nresults: {path}")
 
 

@@ -20,7 +20,8 @@ What it does, so that the comparison with `switchyard consume` is honest:
   offset is stored only after its dead letter's delivery report, and nothing after it before that, so
   no offset is ever committed past an unacknowledged dead letter (the worker's guarantee), while the
   dead letters themselves are produced without waiting one by one.
-- Consumes in batches (Consumer.consume(500)), the fastest loop confluent-kafka offers from Python.
+- Consumes in batches (Consumer.consume(500)), the fastest loop confluent-kafka offers from Python, and
+  stores offsets once per partition and batch.
 
 Differences it cannot remove: msgspec accepts duplicate keys (last one wins), so the corpus's
 duplicate-key records decode here and are not dead-lettered; it reports its own count.
@@ -89,7 +90,23 @@ def main():
             consumer.store_offsets(offsets=[TopicPartition(topic, partition, offset)])
             stored[partition] = offset
 
-    def dead_letter(record, kind, message):
+    def diagnosis(error):
+        """The worker's kind and path for a msgspec error (its message ends in "- at `$.tags[1]`")."""
+        message = str(error)
+        text, _, at = message.partition(" - at `$")
+        path = at.rstrip("`").lstrip(".")
+        if isinstance(error, msgspec.DecodeError):
+            kind = "dataCorrupted"
+        elif text.startswith("Object missing required field"):
+            kind = "keyNotFound"
+            path = ".".join(p for p in (path, text.split("`")[1]) if p)
+        elif text.startswith("Expected") and " of length " not in text:
+            kind = "typeMismatch"
+        else:
+            kind = "dataCorrupted"
+        return kind, path, message
+
+    def dead_letter(record, kind, path, message):
         headers = [(k, v) for k, v in (record.headers() or []) if not k.startswith("switchyard.")]
         redrive = next((v for k, v in (record.headers() or []) if k == "switchyard.redrive.count"), b"0")
         ts_type, ts = record.timestamp()
@@ -102,7 +119,7 @@ def main():
             headers.append(("switchyard.original.timestamp", str(ts)))
         headers += [
             ("switchyard.error.kind", kind),
-            ("switchyard.error.path", ""),
+            ("switchyard.error.path", path),
             ("switchyard.error.message", message),
             ("switchyard.consumer.group", group),
             ("switchyard.failed.at", datetime.now(timezone.utc).isoformat(timespec="milliseconds")),
@@ -115,7 +132,7 @@ def main():
             if err is not None:
                 # Not durable: produce it again (the offset stays held back meanwhile).
                 counts["deadLetterErrors"] += 1
-                retry.append((record, kind, message))
+                retry.append((record, kind, path, message))
                 return
             counts["deadLettered"] += 1
             waiting = pending[partition]
@@ -131,10 +148,10 @@ def main():
                 producer.poll(0.01)
         in_flight[0] += 1
 
-    def resend(record, kind, message):
+    def resend(record, kind, path, message):
         partition, offset = record.partition(), record.offset()
         pending[partition].remove(offset)
-        dead_letter(record, kind, message)
+        dead_letter(record, kind, path, message)
 
     while counts["handled"] < expected or in_flight[0] > 0 or retry:
         while retry:
@@ -143,6 +160,9 @@ def main():
             producer.poll(0.001)  # only delivery reports left to wait for
             continue
         records = consumer.consume(500, 0.1)
+        if records and first_at is None:
+            first_at = time.time()
+        touched = set()
         for record in records:
             err = record.error()
             if err is not None:
@@ -162,16 +182,15 @@ def main():
                 if tag is not None and tag not in known_tags:
                     counts["unknown"] += 1  # handed on, like the worker's `.unknown`
                 else:
-                    kind = "dataCorrupted" if isinstance(error, msgspec.DecodeError) else "typeMismatch"
-                    dead_letter(record, kind, str(error))
+                    dead_letter(record, *diagnosis(error))
             next_offset[partition] = record.offset() + 1
-            store(partition)
+            touched.add(partition)
             counts["handled"] += 1
+        # Offsets are stored once per partition and batch (at the watermark), not per record.
+        for partition in touched:
+            store(partition)
         if records:
-            now = time.time()
-            if first_at is None:
-                first_at = now
-            last_at = now
+            last_at = time.time()
         producer.poll(0)
     done_at = time.time()
     print(json.dumps({"firstAt": first_at, "lastAt": last_at, "doneAt": done_at, **counts}), flush=True)
