@@ -9,7 +9,7 @@ ifdef CI
 SWIFT_FLAGS += -Xswiftc -warnings-as-errors
 endif
 
-.PHONY: deps build test deploy-test demo bench fuzz adversarial hardening clean
+.PHONY: deps build test deploy-test demo bench bench-worker fuzz adversarial hardening clean
 
 deps:
 	@scripts/install-deps.sh
@@ -32,10 +32,19 @@ deploy-test: deps
 demo: build
 	.build/debug/switchyard demo
 
-## make bench: release build, corpus, Switchyard against Foundation, msgspec, pydantic, simdjson.
+## make bench: release build, corpus, Switchyard against Foundation, msgspec, pydantic, simdjson; then the
+## worker benchmark (bench-worker).
 bench: deps
 	$(SWIFT) build -c release
 	scripts/bench.sh
+	scripts/bench-worker.sh
+
+## make bench-worker: `switchyard consume` end to end on `switchyard broker` against a Python consumer
+## (confluent-kafka + msgspec) and kcat -C, plus the 1 ms handler case; .build/bench/worker.json.
+## Knobs: BENCH_WORKER_RECORDS, BENCH_WORKER_ROUNDS, BENCH_WORKER_TIMEOUT, … (scripts/bench_worker.py).
+bench-worker: deps
+	$(SWIFT) build -c release
+	scripts/bench-worker.sh
 
 ## make fuzz: the libFuzzer targets (fuzz-decode, fuzz-differential), FUZZ_SECONDS each (default 300),
 ## built with -sanitize=fuzzer,address in .build/fuzz; crashes land in .build/fuzz-artifacts/.

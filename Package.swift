@@ -70,6 +70,8 @@ let package = Package(
         .executableTarget(name: "payments-ledger", dependencies: ["Switchyard", "SwitchyardCatalog"], path: "Examples/PaymentsLedger"),
         /// Benchmarks (run with -c release by `make bench`).
         .executableTarget(name: "switchyard-bench", dependencies: ["Switchyard", "CSimdjsonBench", "SwitchyardCatalog"]),
+        /// The worker with a handler that sleeps per record, for the worker benchmark's slow-handler rows.
+        .executableTarget(name: "switchyard-bench-worker", dependencies: ["Switchyard", "SwitchyardCatalog"]),
         /// Writes N seeded corpus records (NDJSON or kcat -J envelopes), for scripts/replay-memory.sh.
         .executableTarget(name: "switchyard-corpus", dependencies: ["Switchyard", "SwitchyardCatalog"]),
         /// simdjson's DOM parser behind a C function: the benchmark's parse-only floor (not in any product).
@@ -108,6 +110,8 @@ let package = Package(
         /// The worker end to end on the embedded broker: policies, dead letters, halts, faults.
         .testTarget(name: "IntegrationTests", dependencies: ["Switchyard", "SwitchyardTestSupport", "SwitchyardCatalog"]),
         .testTarget(name: "SwitchyardMetricsTests", dependencies: ["SwitchyardMetrics"]),
+        /// The worker's pure parts without a broker: the record decision table.
+        .testTarget(name: "SwitchyardTests", dependencies: ["Switchyard"]),
         /// The generator: one test per keyword and per error, determinism, the checked-in catalogs up to date.
         .testTarget(name: "CodegenTests", dependencies: ["SwitchyardCodegenCore"]),
         /// Fuzz invariants on the seed corpus, adversarial inputs, label caps and redaction (issue 8).

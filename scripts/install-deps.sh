@@ -21,7 +21,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # Python tools for contract tests and benchmarks, pinned, in a project-local venv.
-if [ ! -x .venv/bin/check-jsonschema ] || ! .venv/bin/python -c 'import msgspec, pydantic' 2>/dev/null; then
+if [ ! -x .venv/bin/check-jsonschema ] || ! .venv/bin/python -c 'import msgspec, pydantic, confluent_kafka' 2>/dev/null; then
     echo "install-deps: creating .venv with the Python test tools" >&2
     python3 -m venv .venv
     .venv/bin/pip install -q --disable-pip-version-check -r scripts/requirements.txt

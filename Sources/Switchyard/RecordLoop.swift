@@ -1,209 +1,409 @@
 import Foundation
 import SwitchyardKafka
+import SwitchyardMetrics
+import Synchronization
 
-/// The consuming loop: one record at a time, in order, each to a durable outcome before its offset is
-/// stored. Owns the codecs (reusable decode buffers), so it is a value used by one task.
+/// The consuming loop: takes the consumer's records a batch at a time, decodes each with its partition's lane,
+/// decides what to do with it (``RecordAction/decide(_:)``) and carries that out without waiting for the broker:
+/// dead letters and republishes are produced in the background, handlers run in per-partition (or per-key)
+/// lanes, and each partition's ``PartitionProgress`` stores the offset below which every outcome is durable.
+///
+/// Per batch, not per record: one hand-over from the poll thread, one clock read, one lock for the status and
+/// one metrics update per lane and label. Per record: the decode, the decision, and for a record with an
+/// effect (a dead letter, a republish, a handler) that effect.
 struct RecordLoop {
     let worker: Worker
     let consumer: KafkaConsumer
-    let producer: KafkaProducer
+    let effects: Effects
     /// Partition counts from metadata at start, to keep republished records in their partition.
     let partitionCounts: [String: Int]
-    var codecs: [String: TopicCodec] = [:]
+    private let topics: [String: TopicRuntime]
+    private var lanes: [KafkaTopicPartition: Lane] = [:]
+    /// The most records whose outcome may be on its way (sends in flight, handlers queued or running) before
+    /// the loop waits: bounds memory when the broker is slow to acknowledge or handlers are slow.
+    static let maxInFlight = 20_000
 
     init(worker: Worker, consumer: KafkaConsumer, producer: KafkaProducer, partitionCounts: [String: Int]) {
         self.worker = worker
         self.consumer = consumer
-        self.producer = producer
         self.partitionCounts = partitionCounts
+        self.effects = Effects(worker: worker, producer: producer)
+        var topics: [String: TopicRuntime] = [:]
         for (name, topic) in worker.configuration.topics {
-            codecs[name] = TopicCodec(
-                catalog: topic.catalog, policy: topic.policy,
-                readerOptions: JSONReader.Options(maxBytes: worker.configuration.maxRecordBytes, rejectDuplicateKeys: true))
+            topics[name] = TopicRuntime(name: name, configuration: topic, metrics: worker.metrics)
         }
+        self.topics = topics
     }
 
     var logger: Logger { worker.logger }
-    var metrics: WorkerMetrics { worker.metrics }
 
-    /// What became of one record.
-    enum Outcome {
-        /// Stored, halted or skipped as its policy says.
+    /// What became of a batch.
+    enum Outcome: Equatable {
+        /// Every record was handed on (its outcome durable or on its way), held, or skipped.
         case done
-        /// Its outcome is not durable and never will be in this run (shutdown, cancellation): nothing after
-        /// it may be stored, so the loop ends.
+        /// An outcome will never be durable in this run (shutdown, cancellation): the loop ends; nothing at or
+        /// after that record is stored.
         case abandoned
     }
 
     mutating func run() async throws {
-        for try await record in consumer.records {
+        for try await batch in consumer.batches {
             let proceed = worker.stopSignal.withLock { s -> Bool in
                 if s.requested || Task.isCancelled { return false }
                 s.busy = true
                 return true
             }
             guard proceed else { break }
-            let outcome = try await handle(record)
+            let outcome = try await process(batch)
             let stop = worker.stopSignal.withLock { s -> Bool in
                 s.busy = false
                 return s.requested
             }
-            if outcome == .abandoned {
-                logger.notice("record abandoned: it and everything after it will be read again", position(record))
+            if outcome == .abandoned || effects.isAbandoned {
+                logger.notice("record abandoned: it and everything after it on its partition will be read again", [:])
                 break
             }
             if stop || Task.isCancelled { break }
         }
+        try effects.throwIfFailed()
     }
 
-    // MARK: - One record
+    // MARK: - One batch
 
-    mutating func handle(_ record: KafkaRecord) async throws -> Outcome {
-        let tp = record.topicPartition
-        // A halted partition is paused; records fetched before the pause wait for the release (which
-        // seeks past the halted offset), so they are neither processed nor stored here.
-        if worker.state.withLock({ $0.halted[tp] != nil }) { return .done }
-        guard let topic = worker.configuration.topics[record.topic] else {
-            logger.warning("record from a topic that is not configured", ["kafka.topic": record.topic])
-            return .done
-        }
+    mutating func process(_ batch: KafkaRecordBatch) async throws -> Outcome {
+        try effects.throwIfFailed()
         let start = ContinuousClock.now
-        metrics.records.labels(record.topic).increment()
-        let decoded = codecs[record.topic]!.decode(record.value)
-        let context = RecordContext(
-            topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
-            headers: record.headers, timestampMilliseconds: record.timestampMilliseconds)
-
-        switch decoded.outcome {
-        case .tombstone:
-            metrics.tombstones.labels(record.topic).increment()
-            store(record)
-
-        case .decoded(let type), .unknown(let type):
-            let isUnknown: Bool
-            if case .unknown = decoded.outcome {
-                isUnknown = true
-                metrics.unknownEvents.labels(record.topic, type).increment()
-            } else {
-                isUnknown = false
-                metrics.decoded.labels(record.topic, type).increment()
-                if decoded.unknownFields > 0 {
-                    metrics.unknownFields.labels(record.topic, type).increment(by: Int64(decoded.unknownFields))
-                }
+        let records = batch.records
+        var touched: [Lane] = []
+        var i = records.startIndex
+        while i < records.endIndex {
+            // A run: consecutive records of one partition (librdkafka hands a fetch over partition by partition).
+            let first = records[i]
+            var j = i + 1
+            while j < records.endIndex, records[j].partition == first.partition, records[j].topic == first.topic { j += 1 }
+            defer { i = j }
+            guard let lane = lane(for: first, generation: batch.generation) else { continue }
+            while effects.inFlight > Self.maxInFlight {
+                if effects.isAbandoned || worker.stopRequested { return .abandoned }
+                try effects.throwIfFailed()
+                try await Task.sleep(for: .milliseconds(1))
             }
-            guard let event = decoded.event else { return .done }
-            if let handler = worker.handlers.handler(for: event) {
-                let handlerErrors = metrics.handlerErrors.labels(record.topic, type)
-                guard try await retrying("handler", record, onFailure: { handlerErrors.increment() }, {
-                    try await handler(context)
-                }) != nil else { return .abandoned }
+            if !lane.isTouched {
+                lane.isTouched = true
+                touched.append(lane)
             }
-            if let target = topic.republishTo {
-                // Unknown events are handed on untouched; known ones as configured.
-                let value: [UInt8]
-                if isUnknown || topic.republishMode == .passthrough {
-                    value = record.value ?? []
-                } else {
-                    do {
-                        value = try TopicCodec.canonicalBytes(of: event)
-                    } catch {
-                        worker.noteError("canonical encoding failed", position(record).merging(["error": "\(error)"]) { a, _ in a })
-                        throw WorkerError.fatal("canonical encoding failed at \(record.topic)[\(record.partition)]@\(record.offset): \(error)")
-                    }
-                }
-                var headers = record.headers
-                headers.append(KafkaHeader(name: "switchyard.republished.from", string: "\(record.topic)/\(record.partition)/\(record.offset)"))
-                let partition = (partitionCounts[target] ?? 0) > Int(record.partition) ? record.partition : nil
-                let out = KafkaProducerRecord(topic: target, partition: partition, key: record.key, value: value, headers: headers)
-                let producer = self.producer
-                let republishErrors = metrics.republishErrors.labels(record.topic)
-                guard try await retrying("republish", record, onFailure: { republishErrors.increment() }, {
-                    try await producer.send(out)
-                }) != nil else { return .abandoned }
-                metrics.republished.labels(record.topic, target).increment()
-            }
-            store(record)
-
-        case .failed(let failure):
-            metrics.failures.labels(record.topic, failure.kind.rawValue, failure.type ?? "").increment()
-            let failedAt = Timestamp(Date())
-            let key = Worker.ReleaseKey(topic: record.topic, partition: record.partition, offset: record.offset)
-            // A record is skipped (lenient) or released (strict) only after a dead letter of it was acknowledged
-            // in this process's lifetime; a release never replaces the dead letter.
-            var coordinates = topic.onFailure == .halt ? worker.control.withLock { $0.deadLettered[key] } : nil
-            if coordinates == nil {
-                let dead = deadLetter(record, failure: failure, topic: topic)
-                let producer = self.producer
-                let deadLetterErrors = metrics.deadLetterErrors.labels(record.topic)
-                guard let report = try await retrying("dead letter", record, onFailure: { deadLetterErrors.increment() }, {
-                    try await producer.send(dead)
-                }) else { return .abandoned }
-                metrics.deadLetters.labels(record.topic, failure.kind.rawValue).increment()
-                coordinates = DeadLetterCoordinates(topic: report.topic, partition: report.partition, offset: report.offset)
-            }
-            logger.warning("record dead-lettered", position(record).merging(failureMetadata(failure)) { a, _ in a })
-            if topic.onFailure == .halt {
-                worker.control.withLock { $0.deadLettered[key] = coordinates }
-                halt(record, failure: failure, since: failedAt, deadLetter: coordinates)
-            } else {
-                store(record)
-            }
+            try lane.process(records[i..<j], loop: self)
         }
-        metrics.processing.labels().observe(ContinuousClock.now - start)
-        worker.state.withLock { $0.processed += 1 }
-        return .done
+        for lane in touched { lane.flushMetrics(worker.metrics) }
+        let elapsed = start.duration(to: .now)
+        let (seconds, attoseconds) = elapsed.components
+        let perRecord = (Double(seconds) + Double(attoseconds) * 1e-18) / Double(max(records.count, 1))
+        worker.metrics.processing.labels().observe(perRecord, count: records.count)
+        worker.state.withLock { $0.processed += records.count }
+        return effects.isAbandoned ? .abandoned : .done
     }
 
-    // MARK: - Outcomes
-
-    /// Stores the record's offset + 1: its outcome is durable.
-    func store(_ record: KafkaRecord) {
-        do {
-            try consumer.storeOffset(record)
-        } catch {
-            // The partition was revoked meanwhile: its new owner reads the record again (at-least-once).
-            logger.info("offset not stored: partition no longer assigned", position(record))
-        }
-    }
-
-    /// Halts the record's partition at the record (its dead letter was acknowledged): stores its own offset
-    /// (so the group resumes there), pauses the partition and reports it — unless a release of exactly this
-    /// record was already read (it arrived while the record was being dead-lettered, or before a restart):
-    /// then the record is skipped at once.
-    func halt(_ record: KafkaRecord, failure: DecodeFailure, since: Timestamp, deadLetter: DeadLetterCoordinates?) {
+    /// The lane of a record's partition, made on its first record; nil for a stale record (its partition was
+    /// revoked after the batch was handed over) or a topic that is not configured.
+    private mutating func lane(for record: KafkaRecord, generation: UInt64) -> Lane? {
         let tp = record.topicPartition
-        do {
-            try consumer.storeOffset(tp, nextOffset: record.offset)
-            try consumer.pause([tp])
-        } catch {
-            logger.info("halt not applied: partition no longer assigned", position(record))
+        if consumer.isStale(tp, generation: generation) { return nil }
+        if let lane = lanes[tp], lane.progress.isOpen { return lane }
+        guard let topic = topics[record.topic] else {
+            logger.warning("record from a topic that is not configured", ["kafka.topic": record.topic])
+            return nil
+        }
+        let progress = PartitionProgress(partition: tp, generation: generation, consumer: consumer)
+        worker.register(progress)
+        let lane = Lane(
+            partition: tp, topic: topic, progress: progress,
+            codec: TopicCodec(
+                catalog: topic.configuration.catalog, policy: topic.configuration.policy,
+                readerOptions: JSONReader.Options(maxBytes: worker.configuration.maxRecordBytes, rejectDuplicateKeys: true)),
+            republishPartition: topic.configuration.republishTo.flatMap { target in
+                (partitionCounts[target] ?? 0) > Int(tp.partition) ? tp.partition : nil
+            })
+        lanes[tp] = lane
+        return lane
+    }
+}
+
+// MARK: - Per topic
+
+/// A topic's configuration and its label-resolved metric series, looked up once.
+struct TopicRuntime: Sendable {
+    let name: String
+    let configuration: TopicConfiguration
+    let records: Counter
+    let tombstones: Counter
+    let deadLetterErrors: Counter
+    let republishErrors: Counter
+    let republished: Counter?
+
+    init(name: String, configuration: TopicConfiguration, metrics: WorkerMetrics) {
+        self.name = name
+        self.configuration = configuration
+        records = metrics.records.labels(name)
+        tombstones = metrics.tombstones.labels(name)
+        deadLetterErrors = metrics.deadLetterErrors.labels(name)
+        republishErrors = metrics.republishErrors.labels(name)
+        republished = configuration.republishTo.map { metrics.republished.labels(name, $0) }
+    }
+}
+
+/// Counts per event type for one batch, without hashing: types are mostly the catalog's own static strings,
+/// which compare by identity first, and a batch sees few of them.
+struct TypeCounts {
+    private(set) var entries: [(type: String, count: Int)] = []
+    private var overflow: [String: Int] = [:]
+
+    mutating func add(_ type: String, _ n: Int = 1) {
+        for k in entries.indices where entries[k].type == type {
+            entries[k].count += n
             return
         }
-        let info = HaltInfo(
-            offset: record.offset, failure: failure, since: since, timestampMilliseconds: record.timestampMilliseconds,
-            deadLetter: deadLetter)
-        switch worker.haltOrTakeRelease(tp, info, consumer: consumer) {
-        case .notAssigned:
-            logger.info("halt not applied: partition no longer assigned", position(record))
-        case .halted:
-            metrics.halted.labels(record.topic, String(record.partition)).set(1)
-            worker.noteError("partition halted", position(record).merging(failureMetadata(failure)) { a, _ in a })
-        case .released(let release):
-            do {
-                try consumer.storeOffset(record)
-                try consumer.resume([tp])
-            } catch {
-                logger.info("release not applied: partition no longer assigned", position(record))
-                return
-            }
-            metrics.releases.labels(record.topic).increment()
-            logger.notice("halted offset released", release.audit)
+        if entries.count < 16 {
+            entries.append((type, n))
+        } else {
+            overflow[type, default: 0] += n
         }
+    }
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    /// Every type and its count; then empties the table.
+    mutating func drain(_ body: (String, Int) -> Void) {
+        for entry in entries { body(entry.type, entry.count) }
+        for (type, count) in overflow { body(type, count) }
+        entries.removeAll(keepingCapacity: true)
+        overflow.removeAll()
+    }
+}
+
+// MARK: - Per partition
+
+/// One partition's decoder, counters and handler lanes. Used by the record loop's task only, one batch at a
+/// time; what other threads touch (the watermark) is in ``PartitionProgress``.
+final class Lane {
+    let partition: KafkaTopicPartition
+    let topic: TopicRuntime
+    let progress: PartitionProgress
+    var codec: TopicCodec
+    let republishPartition: Int32?
+    var isTouched = false
+    private var records = 0
+    private var tombstones = 0
+    private var decoded = TypeCounts()
+    private var unknown = TypeCounts()
+    private var unknownFields = TypeCounts()
+    /// Handler lanes: one (ordering `partition`) or one per key hash (ordering `key`), made when first needed.
+    private var handlerLanes: [HandlerLane] = []
+    /// Reused per run.
+    private var pending: [Int64] = []
+    private var sends: [Effects.Send] = []
+    private var handlerItems: [HandlerItem] = []
+
+    /// Key ordering: records with different keys run concurrently in this many lanes.
+    static let keyLanes = 32
+
+    init(partition: KafkaTopicPartition, topic: TopicRuntime, progress: PartitionProgress, codec: TopicCodec, republishPartition: Int32?) {
+        self.partition = partition
+        self.topic = topic
+        self.progress = progress
+        self.codec = codec
+        self.republishPartition = republishPartition
+    }
+
+    /// Decodes and decides every record of one run, then hands the effects over: pending offsets to the
+    /// watermark, sends to the producer, handler calls to the handler lanes.
+    func process(_ run: ArraySlice<KafkaRecord>, loop: RecordLoop) throws {
+        // Held: a halt at an earlier record; these records are read again after the release's seek.
+        if progress.haltOffset != nil { return }
+        let worker = loop.worker
+        let configuration = topic.configuration
+        let hasHandlers = !worker.handlers.isEmpty
+        var next: Int64?
+        var halt: (offset: Int64, done: Bool)?
+        pending.removeAll(keepingCapacity: true)
+        sends.removeAll(keepingCapacity: true)
+        handlerItems.removeAll(keepingCapacity: true)
+
+        for record in run {
+            records += 1
+            let decoded = codec.decode(record.value)
+            var facts = RecordFacts(
+                outcome: RecordFacts.Outcome(decoded.outcome), onFailure: configuration.onFailure,
+                republishes: configuration.republishTo != nil)
+            var failedAt: Timestamp?
+            if case .failed(let failure) = decoded.outcome {
+                worker.metrics.failures.labels(topic.name, failure.kind.rawValue, failure.type ?? "").increment()
+                if configuration.onFailure == .halt {
+                    failedAt = Timestamp(Date())
+                    let key = Worker.ReleaseKey(topic: record.topic, partition: record.partition, offset: record.offset)
+                    let since = failedAt!
+                    (facts.deadLettered, facts.releasePending) = worker.control.withLock { c in
+                        let halt = HaltInfo(
+                            offset: record.offset, failure: failure, since: since, timestampMilliseconds: record.timestampMilliseconds)
+                        return (c.deadLettered[key] != nil, c.pending[key]?.contains { $0.applies(to: halt) } ?? false)
+                    }
+                }
+            }
+            let action = RecordAction.decide(facts)
+            switch action {
+            case .hold:
+                return
+            case .skipTombstone:
+                tombstones += 1
+            case .handOn, .handOnThenRepublish:
+                guard let event = decoded.event, let type = decoded.outcome.type else { break }
+                if case .unknown = decoded.outcome {
+                    unknown.add(type)
+                } else {
+                    self.decoded.add(type)
+                    if decoded.unknownFields > 0 { unknownFields.add(type, decoded.unknownFields) }
+                }
+                let republish = action == .handOnThenRepublish ? try republishRecord(record, event: event, decoded: decoded, worker: worker) : nil
+                let handler = hasHandlers ? worker.handlers.handler(for: event) : nil
+                if hasHandlers, handler != nil || republish != nil {
+                    // Through the handler lane, so effects keep the partition's (or the key's) order.
+                    pending.append(record.offset)
+                    handlerItems.append(HandlerItem(record: record, type: type, handler: handler, republish: republish))
+                } else if let republish {
+                    pending.append(record.offset)
+                    sends.append(republish)
+                }
+            case .deadLetter, .deadLetterThenHalt:
+                guard case .failed(let failure) = decoded.outcome else { break }
+                let dead = Effects.Send(
+                    record: Self.deadLetter(record, failure: failure, topic: configuration, group: worker.configuration.groupId),
+                    offset: record.offset, position: record.position,
+                    kind: action == .deadLetter ? .deadLetter(failure, halts: false) : .deadLetter(failure, halts: true),
+                    topic: topic)
+                if hasHandlers {
+                    handlerItems.append(HandlerItem(record: record, type: failure.type ?? "", handler: nil, republish: dead))
+                } else {
+                    sends.append(dead)
+                }
+                if action == .deadLetterThenHalt {
+                    halt = (record.offset, false)
+                    next = record.offset
+                    startHalt(record, failure: failure, since: failedAt ?? Timestamp(Date()), worker: worker, consumer: loop.consumer)
+                } else {
+                    pending.append(record.offset)
+                }
+            case .halt:
+                guard case .failed(let failure) = decoded.outcome else { break }
+                halt = (record.offset, true)
+                next = record.offset
+                startHalt(record, failure: failure, since: failedAt ?? Timestamp(Date()), worker: worker, consumer: loop.consumer)
+            case .skipReleased:
+                worker.metrics.releases.labels(record.topic).increment()
+                worker.logger.notice("halted offset released", record.position)
+            }
+            if halt != nil { break }
+            next = record.offset + 1
+        }
+        guard let next else { return }
+        progress.handOver(pending: pending, processedThrough: next, haltAt: halt?.offset, haltDone: halt?.done ?? false)
+        for send in sends { loop.effects.send(send, progress: progress) }
+        for item in handlerItems {
+            loop.effects.started()
+            handlerLane(for: item.record, worker: worker, effects: loop.effects).enqueue(item)
+        }
+    }
+
+    /// A strict failure: pause the partition at once (nothing after the record is delivered), and once the
+    /// record and everything before it is durable, halt there or apply a release that was already read.
+    private func startHalt(_ record: KafkaRecord, failure: DecodeFailure, since: Timestamp, worker: Worker, consumer: KafkaConsumer) {
+        let tp = partition
+        let progress = self.progress
+        do {
+            try consumer.pause([tp])
+        } catch {
+            worker.logger.info("halt not applied: partition no longer assigned", record.position)
+            return
+        }
+        let offset = record.offset
+        let timestamp = record.timestampMilliseconds
+        let position = record.position
+        Task {
+            guard await progress.waitForHalt() else { return }
+            let key = Worker.ReleaseKey(topic: tp.topic, partition: tp.partition, offset: offset)
+            let coordinates = worker.control.withLock { $0.deadLettered[key] }
+            let info = HaltInfo(offset: offset, failure: failure, since: since, timestampMilliseconds: timestamp, deadLetter: coordinates)
+            switch worker.haltOrTakeRelease(tp, info, consumer: consumer) {
+            case .notAssigned:
+                worker.logger.info("halt not applied: partition no longer assigned", position)
+            case .halted:
+                worker.metrics.halted.labels(tp.topic, String(tp.partition)).set(1)
+                worker.noteError("partition halted", position.merging(Effects.failureMetadata(failure)) { a, _ in a })
+            case .released(let release):
+                do {
+                    progress.release(at: offset)
+                    try consumer.storeOffset(tp, nextOffset: offset + 1)
+                    try await consumer.seek(tp, to: offset + 1)
+                    try consumer.resume([tp])
+                } catch {
+                    worker.logger.info("release not applied: partition no longer assigned", position)
+                    return
+                }
+                worker.metrics.releases.labels(tp.topic).increment()
+                worker.logger.notice("halted offset released", release.audit)
+            }
+        }
+    }
+
+    private func handlerLane(for record: KafkaRecord, worker: Worker, effects: Effects) -> HandlerLane {
+        let count = topic.configuration.ordering == .key ? Self.keyLanes : 1
+        if handlerLanes.isEmpty {
+            handlerLanes = (0..<count).map { _ in HandlerLane(progress: progress, effects: effects) }
+        }
+        guard count > 1, let key = record.key else { return handlerLanes[0] }
+        var hasher = Hasher()
+        key.withUnsafeBytes { hasher.combine(bytes: $0) }
+        return handlerLanes[Int(UInt(bitPattern: hasher.finalize()) % UInt(count))]
+    }
+
+    /// What republishing sends for this record.
+    private func republishRecord(_ record: KafkaRecord, event: any EventCatalog, decoded: DecodedRecord, worker: Worker) throws -> Effects.Send {
+        let configuration = topic.configuration
+        let value: [UInt8]
+        // Unknown events are handed on untouched; known ones as configured.
+        if case .unknown = decoded.outcome {
+            value = record.value ?? []
+        } else if configuration.republishMode == .passthrough {
+            value = record.value ?? []
+        } else {
+            do {
+                value = try TopicCodec.canonicalBytes(of: event)
+            } catch {
+                worker.noteError("canonical encoding failed", record.position.merging(["error": "\(error)"]) { a, _ in a })
+                throw WorkerError.fatal("canonical encoding failed at \(record.location): \(error)")
+            }
+        }
+        var headers = record.headers
+        headers.append(KafkaHeader(name: DeadLetterHeaders.republishedFrom, string: "\(record.topic)/\(record.partition)/\(record.offset)"))
+        let out = KafkaProducerRecord(
+            topic: configuration.republishTo!, partition: republishPartition, key: record.key, value: value, headers: headers)
+        return Effects.Send(record: out, offset: record.offset, position: record.position, kind: .republish, topic: topic)
+    }
+
+    /// Adds this batch's counts to the metrics.
+    func flushMetrics(_ metrics: WorkerMetrics) {
+        isTouched = false
+        let name = topic.name
+        if records > 0 { topic.records.increment(by: Int64(records)) }
+        if tombstones > 0 { topic.tombstones.increment(by: Int64(tombstones)) }
+        records = 0
+        tombstones = 0
+        decoded.drain { type, n in metrics.decoded.labels(name, type).increment(by: Int64(n)) }
+        unknown.drain { type, n in metrics.unknownEvents.labels(name, type).increment(by: Int64(n)) }
+        unknownFields.drain { type, n in metrics.unknownFields.labels(name, type).increment(by: Int64(n)) }
     }
 
     /// The dead letter for `record`: original key, value and headers, with the diagnosis added. Earlier
     /// `switchyard.*` headers are replaced (not stacked), except the redrive count, which is kept.
-    func deadLetter(_ record: KafkaRecord, failure: DecodeFailure, topic: TopicConfiguration) -> KafkaProducerRecord {
+    static func deadLetter(_ record: KafkaRecord, failure: DecodeFailure, topic: TopicConfiguration, group: String) -> KafkaProducerRecord {
         var redriveCount = "0"
         var headers: [KafkaHeader] = []
         for header in record.headers {
@@ -222,41 +422,242 @@ struct RecordLoop {
         add(DeadLetterHeaders.errorPath, failure.path)
         if let type = failure.type { add(DeadLetterHeaders.errorType, type) }
         add(DeadLetterHeaders.errorMessage, failure.message)
-        add(DeadLetterHeaders.consumerGroup, worker.configuration.groupId)
+        add(DeadLetterHeaders.consumerGroup, group)
         add(DeadLetterHeaders.failedAt, Timestamp(Date()).text)
         add(DeadLetterHeaders.redriveCount, redriveCount)
         return KafkaProducerRecord(topic: topic.deadLetterTopic, key: record.key, value: record.value, headers: headers)
+    }
+}
+
+// MARK: - Handlers
+
+/// One handler call to make, then complete (or republish) its record.
+struct HandlerItem: Sendable {
+    let record: KafkaRecord
+    let type: String
+    /// Nil for a record that only has something to send (a dead letter, a republish), queued here so that
+    /// sends keep their order behind the handlers of earlier records.
+    let handler: (@Sendable (RecordContext) async throws -> Void)?
+    /// What to send once the handler succeeded (a republish, or a dead letter when there is no handler).
+    let republish: Effects.Send?
+}
+
+/// Runs handler calls one after another, in the order they were enqueued, in its own task; several of these
+/// per partition run concurrently under key ordering.
+final class HandlerLane: Sendable {
+    private let continuation: AsyncStream<HandlerItem>.Continuation
+
+    init(progress: PartitionProgress, effects: Effects) {
+        let (stream, continuation) = AsyncStream.makeStream(of: HandlerItem.self)
+        self.continuation = continuation
+        Task {
+            for await item in stream {
+                // After an abandoned record or a stop, nothing more is started: the record stays pending (never
+                // stored) and is read again by the partition's next owner.
+                guard !effects.isAbandoned, !effects.isPastAbandonTime, progress.isOpen else {
+                    effects.finished()
+                    continue
+                }
+                let record = item.record
+                guard let handler = item.handler else {
+                    if let send = item.republish { effects.send(send, progress: progress) }
+                    effects.finished()
+                    continue
+                }
+                let context = RecordContext(
+                    topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
+                    headers: record.headers, timestampMilliseconds: record.timestampMilliseconds)
+                let handlerErrors = effects.worker.metrics.handlerErrors.labels(record.topic, item.type)
+                let handled: Void?
+                do {
+                    handled = try await effects.retrying("handler", record.position, onFailure: { handlerErrors.increment() }) {
+                        try await handler(context)
+                    }
+                } catch {
+                    effects.fail(error)
+                    effects.finished()
+                    continue
+                }
+                guard handled != nil else {
+                    effects.abandon()
+                    effects.finished()
+                    continue
+                }
+                if let republish = item.republish {
+                    effects.send(republish, progress: progress)
+                } else {
+                    progress.complete(record.offset)
+                }
+                effects.finished()
+            }
+        }
+    }
+
+    deinit { continuation.finish() }
+
+    func enqueue(_ item: HandlerItem) {
+        continuation.yield(item)
+    }
+}
+
+// MARK: - Effects
+
+/// What the loop starts and finishes elsewhere: produces (dead letters, republishes) completed by delivery
+/// reports on the producer's thread, with retries; handler calls; and what ends the loop (a permanent error,
+/// an abandoned record).
+final class Effects: Sendable {
+    let worker: Worker
+    let producer: KafkaProducer
+    private let active = Atomic<Int>(0)
+    private let abandoned = Atomic<Bool>(false)
+    private let failure = Mutex<(any Error)?>(nil)
+
+    init(worker: Worker, producer: KafkaProducer) {
+        self.worker = worker
+        self.producer = producer
+    }
+
+    /// Records whose outcome is on its way: sends in flight, handler calls queued or running.
+    var inFlight: Int { active.load(ordering: .relaxed) }
+    var isAbandoned: Bool { abandoned.load(ordering: .relaxed) }
+
+    /// Whether the shutdown deadline for work in flight has passed: nothing more is started.
+    var isPastAbandonTime: Bool {
+        guard let abandonAt = worker.stopSignal.withLock({ $0.abandonAt }) else { return false }
+        return ContinuousClock.now >= abandonAt
+    }
+
+    func started() { active.add(1, ordering: .relaxed) }
+    func finished() { active.subtract(1, ordering: .relaxed) }
+
+    func abandon() {
+        abandoned.store(true, ordering: .relaxed)
+    }
+
+    /// A permanent error: the worker stops (exit 70); what is not durable is not stored.
+    func fail(_ error: any Error) {
+        failure.withLock { if $0 == nil { $0 = error } }
+        abandon()
+        worker.stop()
+    }
+
+    func throwIfFailed() throws {
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+
+    /// Waits until nothing is in flight, or `deadline`.
+    func drain(until deadline: ContinuousClock.Instant) async {
+        while inFlight > 0, ContinuousClock.now < deadline {
+            do { try await Task.sleep(for: .milliseconds(5)) } catch { return }
+        }
+    }
+
+    /// One record to produce for a consumed record.
+    struct Send: Sendable {
+        enum Kind: Sendable {
+            case deadLetter(DecodeFailure, halts: Bool)
+            case republish
+        }
+
+        let record: KafkaProducerRecord
+        /// The consumed record's offset, completed once this is acknowledged.
+        let offset: Int64
+        let position: [String: String]
+        let kind: Kind
+        let topic: TopicRuntime
+    }
+
+    /// Produces `send` without waiting; its delivery report completes `send.offset` in `progress`. A failed
+    /// delivery is retried with backoff (the watermark waits) until it succeeds, the shutdown deadline comes
+    /// (abandoned: never stored), or the error is permanent (the worker ends, exit 70).
+    func send(_ send: Send, progress: PartitionProgress, attempt: Int = 0, counted: Bool = false) {
+        if !counted { active.add(1, ordering: .relaxed) }
+        do {
+            try producer.send(send.record) { [self] result in
+                delivered(send, progress: progress, attempt: attempt, result: result.mapError { $0 as any Error })
+            }
+        } catch {
+            delivered(send, progress: progress, attempt: attempt, result: .failure(error))
+        }
+    }
+
+    private func delivered(_ send: Send, progress: PartitionProgress, attempt: Int, result: Result<KafkaDeliveryReport, any Error>) {
+        let what: String
+        switch send.kind {
+        case .deadLetter: what = "dead letter"
+        case .republish: what = "republish"
+        }
+        switch result {
+        case .success(let report):
+            switch send.kind {
+            case .deadLetter(let failure, let halts):
+                worker.metrics.deadLetters.labels(send.topic.name, failure.kind.rawValue).increment()
+                worker.logger.warning("record dead-lettered", send.position.merging(Self.failureMetadata(failure)) { a, _ in a })
+                if halts {
+                    let key = Worker.ReleaseKey(topic: progress.partition.topic, partition: progress.partition.partition, offset: send.offset)
+                    let coordinates = DeadLetterCoordinates(topic: report.topic, partition: report.partition, offset: report.offset)
+                    worker.control.withLock { $0.deadLettered[key] = coordinates }
+                }
+            case .republish:
+                send.topic.republished?.increment()
+            }
+            progress.complete(send.offset)
+            finished()
+        case .failure(let error):
+            switch send.kind {
+            case .deadLetter: send.topic.deadLetterErrors.increment()
+            case .republish: send.topic.republishErrors.increment()
+            }
+            if let permanent = Self.permanentFailure(send.record, error) {
+                worker.noteError("\(what) failed permanently", send.position.merging(["error": "\(error)", "fix": permanent]) { a, _ in a })
+                fail(WorkerError.fatal("\(what) of \(send.position["kafka.record"] ?? "") failed permanently: \(error). \(permanent)"))
+                finished()
+                return
+            }
+            let delay = Duration.milliseconds(100 * (1 << min(attempt, 6)))
+            let abandonAt = worker.stopSignal.withLock { $0.abandonAt }
+            if isAbandoned || !progress.isOpen || (abandonAt.map { ContinuousClock.now + delay > $0 } ?? false) {
+                worker.logger.warning("\(what) abandoned at shutdown; the record will be read again", send.position)
+                finished()
+                return
+            }
+            worker.noteError("\(what) failed; retrying", send.position.merging(["error": "\(error)"]) { a, _ in a })
+            Task {
+                do {
+                    try await Task.sleep(for: min(delay, .seconds(5)))
+                } catch {
+                    self.finished()
+                    return
+                }
+                self.send(send, progress: progress, attempt: attempt + 1, counted: true)
+            }
+        }
     }
 
     /// Runs `body` until it succeeds, backing off. Returns nil when it gives up: at shutdown (an attempt
     /// still running when the shutdown deadline nears is abandoned, a handler is cancelled) or on
     /// cancellation; then the offset is not stored and the record is read again by the next owner.
     ///
-    /// - Throws: ``WorkerError`` `.fatal` for an error that retrying cannot fix: a fatal librdkafka error, or a
-    ///   permanent produce error (a record too large for `message.max.bytes`); the worker ends (exit 70).
+    /// - Throws: ``WorkerError`` `.fatal` for an error that retrying cannot fix.
     func retrying<T: Sendable>(
-        _ what: String, _ record: KafkaRecord, onFailure: () -> Void, _ body: @escaping @Sendable () async throws -> T
+        _ what: String, _ position: [String: String], onFailure: () -> Void, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T? {
         var delay = Duration.milliseconds(100)
         let worker = self.worker
         while true {
             do {
                 guard let result = try await race(until: { worker.stopSignal.withLock { $0.abandonAt } }, body) else {
-                    logger.warning("\(what) abandoned at shutdown; the record will be read again", position(record))
+                    worker.logger.warning("\(what) abandoned at shutdown; the record will be read again", position)
                     return nil
                 }
                 return result
             } catch {
                 if Task.isCancelled { return nil }
                 onFailure()
-                if let permanent = Self.permanentFailure(what, record, error) {
-                    worker.noteError("\(what) failed permanently", position(record).merging(["error": "\(error)", "fix": permanent]) { a, _ in a })
-                    throw WorkerError.fatal("\(what) of \(record.topic)/\(record.partition)@\(record.offset) failed permanently: \(error). \(permanent)")
-                }
-                worker.noteError("\(what) failed; retrying", position(record).merging(["error": "\(error)"]) { a, _ in a })
+                worker.noteError("\(what) failed; retrying", position.merging(["error": "\(error)"]) { a, _ in a })
                 let abandonAt = worker.stopSignal.withLock { $0.abandonAt }
                 if let abandonAt, ContinuousClock.now + delay > abandonAt {
-                    logger.warning("\(what) abandoned at shutdown; the record will be read again", position(record))
+                    worker.logger.warning("\(what) abandoned at shutdown; the record will be read again", position)
                     return nil
                 }
                 do {
@@ -270,7 +671,7 @@ struct RecordLoop {
     }
 
     /// librdkafka errors that no retry can fix, with what to fix instead; nil for the others.
-    static func permanentFailure(_ what: String, _ record: KafkaRecord, _ error: any Error) -> String? {
+    static func permanentFailure(_ record: KafkaProducerRecord, _ error: any Error) -> String? {
         guard let error = error as? KafkaError else { return nil }
         if error.isFatal {
             return "librdkafka raised a fatal error (the producer's idempotence state is lost, or the client is unusable); restart the worker"
@@ -287,14 +688,20 @@ struct RecordLoop {
         }
     }
 
-    func position(_ record: KafkaRecord) -> [String: String] {
-        ["kafka.topic": record.topic, "kafka.partition": String(record.partition), "kafka.offset": String(record.offset)]
-    }
-
-    func failureMetadata(_ failure: DecodeFailure) -> [String: String] {
+    static func failureMetadata(_ failure: DecodeFailure) -> [String: String] {
         var m = ["error.kind": failure.kind.rawValue, "error.path": failure.path, "error.message": failure.message]
         if let type = failure.type { m["event.type"] = type }
         return m
+    }
+}
+
+extension KafkaRecord {
+    /// The record named as everywhere else: `topic/partition@offset`.
+    var location: String { "\(topic)/\(partition)@\(offset)" }
+
+    /// Log metadata naming the record.
+    var position: [String: String] {
+        ["kafka.topic": topic, "kafka.partition": String(partition), "kafka.offset": String(offset), "kafka.record": location]
     }
 }
 

@@ -195,6 +195,7 @@ extension Worker {
             return
         }
         do {
+            progress.withLock { $0[tp] }?.release(at: request.offset)
             try consumer.storeOffset(tp, nextOffset: request.offset + 1)
             try await consumer.seek(tp, to: request.offset + 1)
             try consumer.resume([tp])

@@ -43,6 +43,9 @@ public struct EventHandlers: Sendable {
         unknownHandler = handler
     }
 
+    /// Whether no handler is registered (the record loop then calls none and makes no context).
+    var isEmpty: Bool { byType.isEmpty && unknownHandler == nil }
+
     /// Whether any handler applies to this event.
     func handler(for event: any EventCatalog) -> (@Sendable (RecordContext) async throws -> Void)? {
         switch event.content {
@@ -207,6 +210,14 @@ public final class Worker: Sendable {
     let control = Mutex(ControlState())
     /// Set once; `stop()` wakes the loop through it.
     let stopSignal = Mutex<StopState>(StopState())
+    /// Each assigned partition's completion watermark, for revocations and releases.
+    let progress = Mutex<[KafkaTopicPartition: PartitionProgress]>([:])
+
+    /// Registers a partition's watermark (a newer one replaces a revoked one).
+    func register(_ partitionProgress: PartitionProgress) {
+        let old = progress.withLock { $0.updateValue(partitionProgress, forKey: partitionProgress.partition) }
+        old?.close()
+    }
 
     /// Releases and dead letters of halted records. Lock order: `control`, then `state`.
     struct ControlState {
@@ -232,8 +243,6 @@ public final class Worker: Sendable {
         /// When work in flight (a handler, a send) is abandoned: a little before ``deadline``, so the final
         /// commit and the close fit in the shutdown timeout.
         var abandonAt: ContinuousClock.Instant?
-        /// `stop()` closed the idle consumer itself (its close committed the stored offsets).
-        var closedWhileIdle = false
     }
 
     public init(
@@ -263,14 +272,14 @@ public final class Worker: Sendable {
             let timeout = Duration.seconds(configuration.shutdownTimeoutSeconds)
             s.deadline = .now + timeout
             s.abandonAt = .now + timeout - min(timeout / 5, .seconds(5))
-            // An idle loop waits for records: closing the consumer ends that wait. A busy loop finishes
-            // its record first and closes the consumer itself.
-            if !s.busy && s.consumer != nil { s.closedWhileIdle = true }
-            return s.busy ? nil : s.consumer
+            // An idle loop waits for records: ending the delivery ends that wait (the consumer stays open, so
+            // outcomes still on their way store their offsets and the final commit writes them). A busy loop
+            // sees the request after its batch.
+            return s.consumer
         }
         state.withLock { if $0.phase == .running || $0.phase == .starting { $0.phase = .stopping } }
         logger.notice("shutdown requested", ["shutdown.timeout_seconds": String(configuration.shutdownTimeoutSeconds)])
-        if let consumer { Task { await consumer.close() } }
+        consumer?.stopDelivering()
     }
 
     var stopRequested: Bool { stopSignal.withLock { $0.requested } }
@@ -342,6 +351,7 @@ public final class Worker: Sendable {
         } }
 
         var loop = RecordLoop(worker: self, consumer: consumer, producer: producer, partitionCounts: partitionCounts)
+        let effects = loop.effects
         var failure: (any Error)?
         if proceed {
             // Cancelling run() is a stop(): nothing more is stored past a record whose outcome is not
@@ -358,31 +368,37 @@ public final class Worker: Sendable {
                 self.stop()
             }
         }
+        // Outcomes on their way (dead letters and republishes waiting for the broker, handlers running) get
+        // until shortly before the shutdown deadline to become durable and move the watermarks.
+        let abandonAt = stopSignal.withLock { s -> ContinuousClock.Instant in
+            s.abandonAt ?? .now + .seconds(max(0, configuration.shutdownTimeoutSeconds - 1))
+        }
+        await effects.drain(until: abandonAt)
+        if failure == nil {
+            do { try effects.throwIfFailed() } catch { failure = error }
+        }
         if let failure { noteError("worker failed", ["error": "\(failure)"]) }
 
-        // Drain: the loop finished (or abandoned) its in-flight record; commit what was stored, leave the
-        // group, and let outstanding produces finish, all within the shutdown deadline. A step still running
-        // at the deadline is abandoned: what it did not commit is read again by the next owner.
-        let (deadline, closedWhileIdle) = stopSignal.withLock { s -> (ContinuousClock.Instant, Bool) in
+        // Drain: the loop finished (or abandoned) its batch and the outcomes on their way had their time;
+        // commit what was stored, leave the group, and let outstanding produces finish, all within the
+        // shutdown deadline. A step still running at the deadline is abandoned: what it did not commit is
+        // read again by the next owner.
+        let deadline = stopSignal.withLock { s -> ContinuousClock.Instant in
             if s.deadline == nil { s.deadline = .now + .seconds(configuration.shutdownTimeoutSeconds) }
-            return (s.deadline!, s.closedWhileIdle)
+            return s.deadline!
         }
-        // A consumer that stop() closed while idle committed on close: nothing is left to commit.
-        var committed = true
-        if !closedWhileIdle {
-            committed = await bounded(by: deadline, "final commit") { [logger] in
-                do {
-                    try await consumer.commit()
-                } catch {
-                    let stored = consumer.storedOffsets
-                    for (tp, offset) in stored.sorted(by: { $0.key < $1.key }) {
-                        logger.warning("final commit failed", [
-                            "kafka.topic": tp.topic, "kafka.partition": String(tp.partition), "kafka.offset": String(offset),
-                            "error": "\(error)",
-                        ])
-                    }
-                    if stored.isEmpty { logger.warning("final commit failed", ["error": "\(error)"]) }
+        let committed = await bounded(by: deadline, "final commit") { [logger] in
+            do {
+                try await consumer.commit()
+            } catch {
+                let stored = consumer.storedOffsets
+                for (tp, offset) in stored.sorted(by: { $0.key < $1.key }) {
+                    logger.warning("final commit failed", [
+                        "kafka.topic": tp.topic, "kafka.partition": String(tp.partition), "kafka.offset": String(offset),
+                        "error": "\(error)",
+                    ])
                 }
+                if stored.isEmpty { logger.warning("final commit failed", ["error": "\(error)"]) }
             }
         }
         if committed { _ = await bounded(by: deadline, "consumer close") { await consumer.close() } }
@@ -421,6 +437,9 @@ public final class Worker: Sendable {
                 $0.assignment = Array(Set($0.assignment).union(partitions))
             }
         case .revoked(let partitions, _):
+            // Nothing more is stored for these partitions by this member's outstanding work.
+            let closed = progress.withLock { p in partitions.compactMap { p.removeValue(forKey: $0) } }
+            for c in closed { c.close() }
             let revoked = Set(partitions)
             let cleared = control.withLock { _ in
                 state.withLock { s -> [KafkaTopicPartition] in

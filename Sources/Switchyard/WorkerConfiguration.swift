@@ -67,6 +67,15 @@ public struct TopicConfiguration: Sendable, Equatable {
         case passthrough
     }
 
+    /// Which records of a partition may run their handlers at the same time.
+    public enum Ordering: String, Sendable, CaseIterable {
+        /// One record at a time per partition, in offset order (partitions run concurrently).
+        case partition
+        /// Records with different keys run concurrently; records with the same key (or no key) stay in order.
+        /// Offsets are still committed only below the first record whose outcome is not durable.
+        case key
+    }
+
     public var catalog: Catalog
     public var policy: TopicPolicy
     /// Default: halt for strict topics, deadLetter for lenient ones.
@@ -77,10 +86,12 @@ public struct TopicConfiguration: Sendable, Equatable {
     public var republishTo: String?
     /// Default: canonical.
     public var republishMode: RepublishMode
+    /// How handlers run within a partition. Default: partition.
+    public var ordering: Ordering
 
     public init(
         catalog: Catalog, policy: TopicPolicy? = nil, onFailure: OnFailure? = nil, deadLetterTopic: String,
-        republishTo: String? = nil, republishMode: RepublishMode = .canonical
+        republishTo: String? = nil, republishMode: RepublishMode = .canonical, ordering: Ordering = .partition
     ) {
         self.catalog = catalog
         self.policy = policy ?? catalog.defaultPolicy
@@ -88,6 +99,7 @@ public struct TopicConfiguration: Sendable, Equatable {
         self.deadLetterTopic = deadLetterTopic
         self.republishTo = republishTo
         self.republishMode = republishMode
+        self.ordering = ordering
     }
 }
 
@@ -172,7 +184,7 @@ extension WorkerConfiguration {
             topics[name] = TopicConfiguration(
                 catalog: catalog, policy: topic.policy, onFailure: topic.onFailure,
                 deadLetterTopic: topic.deadLetterTopic ?? "\(name).dlq", republishTo: topic.republishTo,
-                republishMode: topic.republishMode ?? .canonical)
+                republishMode: topic.republishMode ?? .canonical, ordering: topic.ordering ?? .partition)
             if topic.deadLetterTopic == name || topic.republishTo == name {
                 throw ConfigurationError(path: "topics.\(name)", reason: "a topic cannot dead-letter or republish to itself")
             }
@@ -270,9 +282,10 @@ struct ConfigFile: Decodable {
         var deadLetterTopic: String?
         var republishTo: String?
         var republishMode: TopicConfiguration.RepublishMode?
+        var ordering: TopicConfiguration.Ordering?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case catalog, policy, onFailure, deadLetterTopic, republishTo, republishMode
+            case catalog, policy, onFailure, deadLetterTopic, republishTo, republishMode, ordering
         }
 
         init(from decoder: any Decoder) throws {
@@ -284,6 +297,7 @@ struct ConfigFile: Decodable {
             deadLetterTopic = try c.decodeIfPresent(String.self, forKey: .deadLetterTopic)
             republishTo = try c.decodeIfPresent(String.self, forKey: .republishTo)
             republishMode = try c.contains(.republishMode) ? choice(c, .republishMode) : nil
+            ordering = try c.contains(.ordering) ? choice(c, .ordering) : nil
         }
     }
 

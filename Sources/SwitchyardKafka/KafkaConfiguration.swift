@@ -95,8 +95,23 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
     /// `statistics.interval.ms`: how often librdkafka statistics (consumer lag) refresh; `nil` disables them.
     /// Default: 5 seconds.
     public var statisticsInterval: Duration?
-    /// How many records the poll thread buffers ahead of the reader before it waits. Default: 1000.
+    /// How many records the poll thread buffers ahead of the reader before it pauses fetching. Default: 4000.
     public var maxBufferedRecords: Int
+    /// How many records the poll thread hands to the reader at once (``KafkaConsumer/batches``). Default: 500.
+    public var maxBatchRecords: Int
+    /// `queued.max.messages.kbytes`: how much librdkafka prefetches ahead of the poll thread, for all partitions
+    /// together. librdkafka's 64 MiB default makes most of a worker's memory; a worker that keeps up needs only a
+    /// few fetches' worth. Default: 8192 (8 MiB). The `kafka` map can override it.
+    ///
+    /// - Important: librdkafka 2.0 stops fetching for a whole second when its queue reaches this size or
+    ///   ``prefetchMinRecords`` (`fetch.queue.backoff.ms` arrived in 2.1). Keep it above one fetch response
+    ///   (assigned partitions × `max.partition.fetch.bytes`, 1 MiB each by default), or a worker catching up
+    ///   waits a second after every few fetches.
+    public var prefetchKilobytes: Int
+    /// `queued.min.messages`: how many records librdkafka keeps prefetched before it stops fetching (the
+    /// ``prefetchKilobytes`` limit comes first). Default: 100,000 (librdkafka's): lower values hit the
+    /// one-second fetch backoff described above while catching up.
+    public var prefetchMinRecords: Int
 
     /// Makes a configuration; every argument but the group and topics has the documented default.
     public init(
@@ -107,7 +122,10 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
         offsetReset: OffsetReset = .earliest,
         commitInterval: Duration = .seconds(5),
         statisticsInterval: Duration? = .seconds(5),
-        maxBufferedRecords: Int = 1000
+        maxBufferedRecords: Int = 4000,
+        maxBatchRecords: Int = 500,
+        prefetchKilobytes: Int = 8192,
+        prefetchMinRecords: Int = 100_000
     ) {
         self.kafka = kafka
         self.groupID = groupID
@@ -117,6 +135,9 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
         self.commitInterval = commitInterval
         self.statisticsInterval = statisticsInterval
         self.maxBufferedRecords = maxBufferedRecords
+        self.maxBatchRecords = maxBatchRecords
+        self.prefetchKilobytes = prefetchKilobytes
+        self.prefetchMinRecords = prefetchMinRecords
     }
 
     public var description: String {
@@ -135,6 +156,8 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
             ("enable.auto.commit", "true"),
             ("auto.commit.interval.ms", String(commitInterval.milliseconds)),
             ("statistics.interval.ms", String(statisticsInterval?.milliseconds ?? 0)),
+            ("queued.max.messages.kbytes", String(prefetchKilobytes)),
+            ("queued.min.messages", String(prefetchMinRecords)),
         ]
         let shared = kafka.rdKafkaProperties
         // The passthrough map comes last so it can override anything above.

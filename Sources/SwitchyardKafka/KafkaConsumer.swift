@@ -66,8 +66,8 @@ public final class KafkaConsumer: Sendable {
         guard !configuration.topics.isEmpty, !configuration.topics.contains("") else {
             throw KafkaError.configuration(reason: "the consumer needs at least one topic")
         }
-        guard configuration.maxBufferedRecords > 0 else {
-            throw KafkaError.configuration(reason: "maxBufferedRecords must be positive")
+        guard configuration.maxBufferedRecords > 0, configuration.maxBatchRecords > 0 else {
+            throw KafkaError.configuration(reason: "maxBufferedRecords and maxBatchRecords must be positive")
         }
         let (events, eventsContinuation) = AsyncStream.makeStream(
             of: KafkaConsumerEvent.self,
@@ -101,16 +101,31 @@ public final class KafkaConsumer: Sendable {
         let client = self.client
         let shared = self.shared
         let signal = self.signal
+        let maxBatch = configuration.maxBatchRecords
         startDedicatedThread(name: "switchyard.kafka.consumer") {
+            var fullSince: ContinuousClock.Instant?
             while !signal.isStopRequested {
                 // Seeks run here, between polls, so no record fetched before the seek is in flight.
                 for request in shared.state.withLock({ $0.takeSeekRequests() }) {
                     shared.performSeek(request, client: client)
                 }
                 if shared.state.withLock({ $0.isStopping }) { break }
-                // Backpressure: while the reader is behind, the assigned partitions are paused inside librdkafka
-                // (not in the reader's view) and polling goes on, so rebalances, errors and the group's
-                // max.poll.interval.ms are still served. They resume once the buffer is half empty.
+                // Backpressure. A full buffer first waits for the reader, without polling: a pause inside
+                // librdkafka drops what it prefetched, and the fetches after the resume cost far more than a
+                // reader a few milliseconds behind. A reader behind for longer (a slow handler) gets the
+                // assigned partitions paused inside librdkafka (not in the reader's view) while polling goes
+                // on, so rebalances, errors and the group's max.poll.interval.ms are still served. They resume
+                // once the buffer is half empty.
+                if shared.state.withLock({ $0.isBufferFull }) {
+                    let since = fullSince ?? .now
+                    fullSince = since
+                    if since.duration(to: .now) < Self.bufferFullGrace {
+                        usleep(1_000)
+                        continue
+                    }
+                } else {
+                    fullSince = nil
+                }
                 switch shared.state.withLock({ $0.flowControl() }) {
                 case .pause(let partitions):
                     do { try client.pause(partitions) } catch { shared.events.yield(.error(error as? KafkaError ?? .state(reason: "\(error)"))) }
@@ -119,14 +134,29 @@ public final class KafkaConsumer: Sendable {
                 case .none:
                     break
                 }
-                switch client.consumerPoll(timeoutMilliseconds: 100) {
-                case .none:
-                    continue
-                case .record(let record):
-                    shared.state.withLock { $0.polled(record) }?.resume(returning: record)
-                case .error(let error):
-                    shared.reportError(error)
+                // One wait for the first record, then whatever else librdkafka has queued, handed over under one
+                // lock: the reader wakes once per batch, not once per record. (rd_kafka_consume_batch_queue would
+                // save the calls, but librdkafka 2.0 documents it as unsafe beside pause, seek and rebalances.)
+                var batch: [KafkaRecord] = []
+                var error: KafkaError?
+                var timeout: Int32 = 100
+                drain: while batch.count < maxBatch {
+                    switch client.consumerPoll(timeoutMilliseconds: timeout) {
+                    case .none:
+                        break drain
+                    case .record(let record):
+                        if batch.isEmpty { batch.reserveCapacity(maxBatch) }
+                        batch.append(record)
+                        timeout = 0
+                    case .error(let e):
+                        error = e
+                        break drain
+                    }
                 }
+                if !batch.isEmpty {
+                    shared.state.withLock { $0.polled(batch) }?.run()
+                }
+                if let error { shared.reportError(error) }
             }
             // Revokes the assignment (the rebalance callback commits stored offsets), leaves the group.
             if let error = client.consumerClose() {
@@ -139,6 +169,9 @@ public final class KafkaConsumer: Sendable {
             signal.markFinished()
         }
     }
+
+    /// How long a full buffer waits for the reader before the partitions are paused inside librdkafka.
+    static let bufferFullGrace = Duration.seconds(1)
 
     // MARK: - Offsets
 
@@ -229,6 +262,12 @@ public final class KafkaConsumer: Sendable {
         }
     }
 
+    /// Whether `partition`'s records in a batch of `generation` are stale: the partition was revoked since
+    /// (or is not assigned). Such records must be neither processed nor stored.
+    public func isStale(_ partition: KafkaTopicPartition, generation: UInt64) -> Bool {
+        shared.state.withLock { $0.isStale(partition, generation: generation) }
+    }
+
     // MARK: - Observability
 
     /// The partitions currently assigned to this member.
@@ -252,6 +291,13 @@ public final class KafkaConsumer: Sendable {
     }
 
     // MARK: - Closing
+
+    /// Ends ``records`` and ``batches`` for their reader (a waiting one at once) without closing: the consumer
+    /// stays in its group, keeps its assignment and commits what is stored until ``close()``. For a reader that
+    /// must stop reading but still finish work whose offsets it stores later.
+    public func stopDelivering() {
+        shared.state.withLock { $0.stopDelivering() }?.continuation.resume(returning: KafkaRecordBatch(records: [], generation: 0))
+    }
 
     /// Leaves the group: commits stored offsets, revokes the assignment, ends ``records`` and ``events``.
     /// Records still buffered are dropped (not stored, so they are consumed again later).
@@ -280,25 +326,37 @@ public final class KafkaConsumer: Sendable {
 
             public mutating func next() async throws -> KafkaRecord? {
                 let shared = self.shared
-                return try await withTaskCancellationHandler {
-                    try await withCheckedThrowingContinuation { continuation in
-                        let action = shared.state.withLock {
-                            $0.next(continuation: continuation, isCancelled: Task.isCancelled)
-                        }
-                        switch action {
-                        case .suspended:
-                            break
-                        case .deliver(let record):
-                            continuation.resume(returning: record)
-                        case .end:
-                            continuation.resume(returning: nil)
-                        case .fail(let error):
-                            continuation.resume(throwing: error)
-                        }
-                    }
-                } onCancel: {
-                    shared.state.withLock { $0.cancelWaiter() }?.resume(returning: nil)
-                }
+                return try await shared.next(max: 1).records.first
+            }
+        }
+    }
+
+    /// The consumer's records in batches: each element is every record buffered when the reader asked, up to
+    /// ``KafkaConsumerConfiguration/maxBatchRecords``, in order per partition (partitions interleave). Never
+    /// empty; ends after ``close()``. Pause, resume and seek apply to what is still buffered, as for ``records``.
+    ///
+    /// - Important: Use either ``records`` or ``batches``, one iterator at a time.
+    public var batches: Batches { Batches(shared: shared, max: configuration.maxBatchRecords) }
+
+    /// ``KafkaConsumer/batches`` as an `AsyncSequence`.
+    public struct Batches: AsyncSequence, Sendable {
+        public typealias Element = KafkaRecordBatch
+
+        fileprivate let shared: Shared
+        fileprivate let max: Int
+
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(shared: shared, max: max)
+        }
+
+        /// Iterates ``KafkaConsumer/batches``.
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            fileprivate let shared: Shared
+            fileprivate let max: Int
+
+            public mutating func next() async throws -> KafkaRecordBatch? {
+                let batch = try await shared.next(max: max)
+                return batch.records.isEmpty ? nil : batch
             }
         }
     }
@@ -344,6 +402,29 @@ public final class KafkaConsumer: Sendable {
             }
         }
 
+        /// Up to `max` buffered records, waiting for the first; empty at the end.
+        func next(max: Int) async throws -> KafkaRecordBatch {
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    let action = state.withLock {
+                        $0.next(StateMachine.Waiter(continuation: continuation, max: max), isCancelled: Task.isCancelled)
+                    }
+                    switch action {
+                    case .suspended:
+                        break
+                    case .deliver(let batch):
+                        continuation.resume(returning: batch)
+                    case .end:
+                        continuation.resume(returning: KafkaRecordBatch(records: [], generation: 0))
+                    case .fail(let error):
+                        continuation.resume(throwing: error)
+                    }
+                }
+            } onCancel: {
+                state.withLock { $0.cancelWaiter() }?.continuation.resume(returning: KafkaRecordBatch(records: [], generation: 0))
+            }
+        }
+
         func reportError(_ error: KafkaError) {
             if error.isFatal {
                 state.withLock { $0.fatal(error) }
@@ -372,7 +453,11 @@ public final class KafkaConsumer: Sendable {
     /// The consumer's state: the record buffer, the waiting reader, the assignment, paused partitions.
     /// Methods return the continuation to resume, which the caller resumes outside the lock.
     fileprivate struct StateMachine {
-        typealias Waiter = CheckedContinuation<KafkaRecord?, any Error>
+        /// The reader waiting for records, and how many it takes at once.
+        struct Waiter {
+            var continuation: CheckedContinuation<KafkaRecordBatch, any Error>
+            var max: Int
+        }
 
         struct SeekRequest {
             var partition: KafkaTopicPartition
@@ -389,7 +474,7 @@ public final class KafkaConsumer: Sendable {
         }
 
         enum NextAction {
-            case deliver(KafkaRecord)
+            case deliver(KafkaRecordBatch)
             case suspended
             case end
             case fail(KafkaError)
@@ -397,9 +482,9 @@ public final class KafkaConsumer: Sendable {
 
         struct ResumeAction {
             let waiter: Waiter
-            let result: Result<KafkaRecord?, KafkaError>
+            let result: Result<KafkaRecordBatch, KafkaError>
 
-            func run() { waiter.resume(with: result.mapError { $0 as any Error }) }
+            func run() { waiter.continuation.resume(with: result.mapError { $0 as any Error }) }
         }
 
         private(set) var lifecycle: Lifecycle = .running
@@ -413,7 +498,23 @@ public final class KafkaConsumer: Sendable {
         private var seekRequests: [SeekRequest] = []
         private(set) var assignment: Set<KafkaTopicPartition> = []
         private(set) var lag: [KafkaTopicPartition: Int64] = [:]
+        /// Counts revocations; a batch carries the count at its hand-over.
+        private(set) var generation: UInt64 = 0
+        private var deliveryStopped = false
+        /// The generation each partition was last revoked in.
+        private var revokedIn: [KafkaTopicPartition: UInt64] = [:]
         let maxBuffered: Int
+
+        private mutating func take(_ max: Int) -> KafkaRecordBatch {
+            KafkaRecordBatch(records: buffer.popFirst(max), generation: generation)
+        }
+
+        /// Whether `partition` was revoked after a batch of `generation` was handed over (its records are
+        /// stale: the partition's next owner, maybe this member again, reads them from the committed offset).
+        func isStale(_ partition: KafkaTopicPartition, generation: UInt64) -> Bool {
+            if let revoked = revokedIn[partition], revoked > generation { return true }
+            return !assignment.contains(partition)
+        }
 
         init(maxBuffered: Int) {
             self.maxBuffered = maxBuffered
@@ -453,23 +554,33 @@ public final class KafkaConsumer: Sendable {
             return true
         }
 
-        /// A record from the poll thread: to the waiting reader, else into the buffer (or held back if paused).
-        mutating func polled(_ record: KafkaRecord) -> Waiter? {
+        /// Records from the poll thread: into the buffer (held back if their partition is paused); the waiting
+        /// reader, if any, gets the first of them.
+        mutating func polled(_ records: [KafkaRecord]) -> ResumeAction? {
             guard case .running = lifecycle else { return nil }
-            let partition = record.topicPartition
-            if paused.contains(partition) {
-                heldBack[partition, default: []].append(record)
-                return nil
+            if paused.isEmpty {
+                buffer.append(contentsOf: records)
+            } else {
+                for record in records {
+                    let partition = record.topicPartition
+                    if paused.contains(partition) {
+                        heldBack[partition, default: []].append(record)
+                    } else {
+                        buffer.append(record)
+                    }
+                }
             }
-            if let waiter, buffer.isEmpty {
-                self.waiter = nil
-                return waiter
-            }
-            buffer.append(record)
-            return nil
+            return wakeWaiter()
         }
 
-        mutating func next(continuation: Waiter, isCancelled: Bool) -> NextAction {
+        /// The waiting reader with what is buffered, if both are there.
+        private mutating func wakeWaiter() -> ResumeAction? {
+            guard let waiter, case .running = lifecycle, !buffer.isEmpty, !deliveryStopped else { return nil }
+            self.waiter = nil
+            return ResumeAction(waiter: waiter, result: .success(take(waiter.max)))
+        }
+
+        mutating func next(_ waiter: Waiter, isCancelled: Bool) -> NextAction {
             switch lifecycle {
             case .finished(let error):
                 if let error {
@@ -480,12 +591,19 @@ public final class KafkaConsumer: Sendable {
             case .stopping:
                 return .end
             case .running:
-                if let record = buffer.popFirst() { return .deliver(record) }
+                if deliveryStopped { return .end }
+                if !buffer.isEmpty { return .deliver(take(waiter.max)) }
                 if isCancelled { return .end }
-                precondition(waiter == nil, "KafkaConsumer.records supports one iterator at a time")
-                waiter = continuation
+                precondition(self.waiter == nil, "KafkaConsumer.records and batches support one iterator at a time")
+                self.waiter = waiter
                 return .suspended
             }
+        }
+
+        /// The reader gets no more records (``KafkaConsumer/stopDelivering()``); returns the waiting one.
+        mutating func stopDelivering() -> Waiter? {
+            deliveryStopped = true
+            return cancelWaiter()
         }
 
         mutating func cancelWaiter() -> Waiter? {
@@ -511,11 +629,7 @@ public final class KafkaConsumer: Sendable {
                     buffer.append(record)
                 }
             }
-            if let waiter, case .running = lifecycle, let record = buffer.popFirst() {
-                self.waiter = nil
-                return ResumeAction(waiter: waiter, result: .success(record))
-            }
-            return nil
+            return wakeWaiter()
         }
 
         mutating func requestSeek(_ request: SeekRequest) -> Bool {
@@ -542,6 +656,8 @@ public final class KafkaConsumer: Sendable {
         /// `nil`: the whole assignment.
         mutating func revoked(_ partitions: [KafkaTopicPartition]?) {
             let revoked = partitions.map(Set.init) ?? assignment
+            generation += 1
+            for partition in revoked { revokedIn[partition] = generation }
             assignment.subtract(revoked)
             paused.subtract(revoked)
             flowPaused.subtract(revoked)
@@ -582,44 +698,78 @@ public final class KafkaConsumer: Sendable {
             }
             self.waiter = nil
             lifecycle = .finished(nil)
-            return ResumeAction(waiter: waiter, result: error.map { .failure($0) } ?? .success(nil))
+            return ResumeAction(waiter: waiter, result: error.map { .failure($0) } ?? .success(KafkaRecordBatch(records: [], generation: generation)))
         }
     }
 }
 
-/// A FIFO of records with amortized O(1) pops.
-struct RecordQueue {
-    private var storage: [KafkaRecord] = []
-    private var head = 0
+/// Records handed over together by ``KafkaConsumer/batches``.
+public struct KafkaRecordBatch: Sendable {
+    /// The records, in order per partition.
+    public var records: [KafkaRecord]
+    /// The consumer's revocation count at the hand-over, for ``KafkaConsumer/isStale(_:generation:)``.
+    public var generation: UInt64
+}
 
-    var count: Int { storage.count - head }
+/// A FIFO of records, kept as the chunks the poll thread handed over: a reader that takes a whole chunk gets
+/// the same array back, without copying a record.
+struct RecordQueue {
+    private var chunks: [[KafkaRecord]] = []
+    /// Where the first chunk's unread records start.
+    private var head = 0
+    private(set) var count = 0
+
     var isEmpty: Bool { count == 0 }
 
     mutating func append(_ record: KafkaRecord) {
-        storage.append(record)
+        append(contentsOf: [record])
+    }
+
+    mutating func append(contentsOf records: [KafkaRecord]) {
+        guard !records.isEmpty else { return }
+        chunks.append(records)
+        count += records.count
     }
 
     mutating func popFirst() -> KafkaRecord? {
-        guard head < storage.count else { return nil }
-        let record = storage[head]
-        head += 1
-        if head > 256 && head * 2 > storage.count {
-            storage.removeFirst(head)
-            head = 0
+        popFirst(1).first
+    }
+
+    /// Up to `max` records from the front, in order: the first chunk's unread records (at most `max`).
+    mutating func popFirst(_ max: Int) -> [KafkaRecord] {
+        guard !chunks.isEmpty else { return [] }
+        let first = chunks[0]
+        let available = first.count - head
+        let taken: [KafkaRecord]
+        if head == 0 && available <= max {
+            taken = first
+            chunks.removeFirst()
+        } else {
+            let n = Swift.min(max, available)
+            taken = Array(first[head..<(head + n)])
+            head += n
+            if head == first.count {
+                chunks.removeFirst()
+                head = 0
+            }
         }
-        return record
+        count -= taken.count
+        return taken
     }
 
     /// Removes the records matching `predicate`, keeping the others in order; returns the removed ones.
     mutating func removeAll(where predicate: (KafkaRecord) -> Bool) -> [KafkaRecord] {
         var kept: [KafkaRecord] = []
         var removed: [KafkaRecord] = []
-        for record in storage[head...] {
-            if predicate(record) { removed.append(record) } else { kept.append(record) }
+        for (k, chunk) in chunks.enumerated() {
+            for record in chunk[(k == 0 ? head : 0)...] {
+                if predicate(record) { removed.append(record) } else { kept.append(record) }
+            }
         }
         if !removed.isEmpty {
-            storage = kept
+            chunks = kept.isEmpty ? [] : [kept]
             head = 0
+            count = kept.count
         }
         return removed
     }

@@ -100,6 +100,24 @@ public final class KafkaProducer: Sendable {
         }
     }
 
+    /// Enqueues one record without waiting: `completion` gets its delivery report (or failure) on the producer's
+    /// poll thread, exactly once. Keep `completion` short; it must not block.
+    ///
+    /// - Throws: What ``send(_:)`` throws before the record is enqueued (after close, a fatal error, a full
+    ///   queue); then `completion` is not called.
+    public func send(
+        _ record: KafkaProducerRecord,
+        completion: @escaping @Sendable (Result<KafkaDeliveryReport, KafkaError>) -> Void
+    ) throws {
+        let client = self.client
+        let box = RDKafkaDeliveryBox(completion)
+        try state.withLock { state in
+            guard state.isOpen else { throw KafkaError.state(reason: "send after close") }
+            if let error = fatal.error { throw error }
+            try client.produce(record, box: box)
+        }
+    }
+
     /// Waits until every record sent so far was acknowledged or failed, or the deadline passes.
     ///
     /// - Throws: ``KafkaError/Code/timedOut`` when records are still pending at the deadline.

@@ -37,6 +37,17 @@ public final class Histogram: Sendable {
         observe(Double(seconds) + Double(attoseconds) * 1e-18)
     }
 
+    /// Records `count` observations of the same value at once (a batch's mean time per record), under one lock.
+    public func observe(_ value: Double, count: Int) {
+        guard count > 0 else { return }
+        let index = bucketIndex(value)
+        state.withLock { state in
+            state.counts[index] &+= UInt64(count)
+            state.sum += value * Double(count)
+            state.count &+= UInt64(count)
+        }
+    }
+
     /// A consistent copy of the buckets, sum and count.
     public var snapshot: HistogramSnapshot {
         let state = state.withLock { $0 }

@@ -99,6 +99,56 @@ struct ConsumeProcessTests {
         #expect(committed[KafkaTopicPartition(topic: "feeds", partition: 0)] == Int64(fixtures.count))
     }
 
+    /// Issue 17: dead letters are produced without waiting for each other, so many can be in flight. A
+    /// SIGKILL then must find nothing committed past the first record whose dead letter was not acknowledged.
+    @Test func sigkillWithDeadLettersInFlightCommitsNothingPastTheFirstUnacknowledgedOne() async throws {
+        // The DLQ's leader is a second broker, down from the start: every dead letter waits in the producer.
+        let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1], brokers: 2)
+        try harness.broker.setPartitionLeader(topic: "feeds", partition: 0, broker: 1)
+        try harness.broker.setPartitionLeader(topic: "feeds.dlq", partition: 0, broker: 2)
+        try harness.broker.setGroupCoordinator(group: harness.group, broker: 1)
+        let good = try Harness.fixture("post-liked-v2.json")
+        let bad = try Harness.fixture("fail-missing-user-id.json")
+        let total = 2_000
+        let firstBad = 20
+        let isBad = { (i: Int) in i >= firstBad && i % 4 == 0 }
+        for i in 0..<total {
+            try await harness.produce("feeds", partition: 0, value: isBad(i) ? bad : good, key: "k-\(i)")
+        }
+        let badCount = (0..<total).filter(isBad).count
+        try harness.broker.setBrokerDown(2)
+        let tp = KafkaTopicPartition(topic: "feeds", partition: 0)
+        let (config, port) = try Self.writeConfig(harness, topics: ["feeds": ["catalog": "feeds"]])
+        let first = try ChildProcess(["consume", "--config", config])
+        try await eventually(.seconds(90), "every record read") {
+            (await Self.metric(port, #"switchyard_records_total{topic="feeds"}"#) ?? 0) == total
+        }
+        // Several commit intervals (500 ms here) pass with every record read and every dead letter waiting.
+        try await eventually(.seconds(30), "the good records before the first bad one committed") {
+            (try await harness.committed([tp])[tp] ?? 0) == Int64(firstBad)
+        }
+        try await Task.sleep(for: .seconds(2))
+        #expect((await Self.metric(port, #"switchyard_dead_letters_total{topic="feeds",kind="keyNotFound"}"#) ?? 0) == 0)
+        first.signal(SIGKILL)
+        _ = try await first.waitForExit()
+        // Exactly up to the first record whose outcome is not durable: not one past it.
+        #expect(try await harness.committed([tp])[tp] == Int64(firstBad))
+
+        // Nothing is lost: with the DLQ's broker back, a new worker reads from there and every bad record is
+        // dead-lettered (those after the first bad one perhaps twice: at-least-once).
+        try harness.broker.setBrokerUp(2)
+        let second = try ChildProcess(["consume", "--config", config])
+        defer { second.signal(SIGTERM) }
+        let dead = try await harness.readAll("feeds.dlq", count: badCount, within: .seconds(120))
+        let offsets = Set(dead.compactMap { record in
+            record.headers.first { $0.name == DeadLetterHeaders.originalOffset }?.value.flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+        })
+        #expect(offsets == Set((0..<total).filter(isBad)))
+        try await eventually(.seconds(60), "the second worker commits everything") {
+            (try await harness.committed([tp])[tp] ?? 0) == Int64(total)
+        }
+    }
+
     @Test func sigkillMidStreamAndRestartLosesNothing() async throws {
         let harness = try Harness(topics: ["feeds": 3, "feeds.dlq": 1, "feeds.out": 3])
         var generator = CorpusGenerator(seed: 99)

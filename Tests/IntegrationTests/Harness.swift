@@ -13,8 +13,8 @@ final class Harness: Sendable {
 
     static let fixtures = Fixtures.directory
 
-    init(topics: [String: Int]) throws {
-        broker = try EmbeddedBroker.make(brokers: 1, topics: topics)
+    init(topics: [String: Int], brokers: Int = 1) throws {
+        broker = try EmbeddedBroker.make(brokers: brokers, topics: topics)
         producer = try KafkaProducer.make(
             configuration: KafkaProducerConfiguration(
                 kafka: KafkaConfiguration(bootstrapServers: [broker.bootstrapServers], clientID: "harness", logLevel: .error)),

@@ -1,0 +1,656 @@
+#!/usr/bin/env python3
+"""make bench-worker (issue 17, item 1): `switchyard consume` end to end against a Python consumer
+(confluent-kafka + msgspec) and `kcat -C` (the transport floor), on the same records in one
+`switchyard broker`, in alternating rounds; plus the 1 ms handler case for `ordering: partition` and
+`ordering: key`. Prints the table, the targets (PASS/FAIL) and the capacity table derived from the
+measured rates (docs/capacity.md), and writes OUT/worker.json.
+
+    bench_worker.py OUT_DIR                  (run by scripts/bench-worker.sh, which builds and installs first)
+    bench_worker.py --report OUT_DIR/worker.json   (the tables again from saved runs, measuring nothing)
+
+Environment (defaults in brackets):
+  BENCH_WORKER_RECORDS [84000]       feeds records produced once (1% malformed, seeded); the mock
+                                     broker keeps about 5 MB per partition, so the driver checks the
+                                     watermarks (every record there) before measuring
+  BENCH_WORKER_PARTITIONS [6]        partitions of the measured topics
+  BENCH_WORKER_ROUNDS [3]            alternating rounds; each peer's best round is reported
+  BENCH_WORKER_SLOW_RECORDS [6000]   records of the 1 ms handler topic (a prefix of the same corpus)
+  BENCH_WORKER_HANDLER_MS [1]        the benchmark handler's sleep per record
+  BENCH_WORKER_TIMEOUT [120]         seconds a run may take before it is stopped and reported as such
+  BENCH_WORKER_SEED [17]             corpus seed
+  BENCH_WORKER_POLL_MS [20]          how often the worker's /metrics is read
+  BENCH_CAPACITY_UTILISATION [0.7]   planned load per worker and per partition, as a share of measured
+  BENCH_CAPACITY_CATCHUP_SECONDS [5] KEDA lagThreshold: the lag one worker drains in this many seconds
+
+How each peer is measured (the peer's own process only; the driver's own CPU and memory never count):
+- switchyard consume: the release binary with the defaults (no `kafka` overrides), a fresh group per
+  round. "Handled" comes from its own counters: /metrics is read every BENCH_WORKER_POLL_MS;
+  the first record is the first read with switchyard_records_total > 0, all handled is the first read
+  with switchyard_records_total = N and switchyard_dead_letters_total = the corpus's decode failures
+  (every dead letter acknowledged). CPU (utime + stime) and VmHWM are read from /proc/PID at that
+  moment, before SIGTERM.
+- Python peer (scripts/bench_worker_peer.py): reports the wall-clock times of its first record and of
+  all handled (every dead letter acknowledged); CPU and VmHWM are read from /proc/PID when it reports.
+- kcat -C -e -o beginning -q: the driver counts the lines on its stdout; first and last line; CPU and
+  peak RSS from wait4's rusage once it exits at the end of the partitions.
+- Steady = N / (all handled - first record); start = N / (all handled - process start).
+"""
+
+import http.client
+import json
+import math
+import os
+import platform
+import re
+import select
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import confluent_kafka
+from confluent_kafka import Consumer, Producer, TopicPartition
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, ".build", "release")
+PYTHON = os.path.join(ROOT, ".venv", "bin", "python")
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def env_int(name, default):
+    value = os.environ.get(name, str(default))
+    try:
+        n = int(value)
+    except ValueError:
+        sys.exit(f"bench-worker: {name} must be an integer, got '{value}'")
+    if n < 1:
+        sys.exit(f"bench-worker: {name} must be at least 1, got {n}")
+    return n
+
+
+def env_float(name, default):
+    value = os.environ.get(name, str(default))
+    try:
+        return float(value)
+    except ValueError:
+        sys.exit(f"bench-worker: {name} must be a number, got '{value}'")
+
+
+def log(message):
+    print(f"bench-worker: {message}", file=sys.stderr, flush=True)
+
+
+# MARK: - Process measurements
+
+
+def proc_snapshot(pid):
+    """CPU seconds (user + sys, all threads) and VmHWM (KiB) of a live process, from /proc."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    cpu = (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime (fields 14 and 15)
+    hwm = None
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                hwm = int(line.split()[1])
+    return cpu, hwm
+
+
+def reap(proc, grace=30):
+    """Waits for `proc` (SIGKILL after `grace` seconds); returns (exit status, rusage) from wait4."""
+    deadline = time.monotonic() + grace
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid == proc.pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            return proc.returncode, usage
+        if time.monotonic() > deadline:
+            proc.kill()
+            grace, deadline = 5, time.monotonic() + 5
+        time.sleep(0.02)
+
+
+def system_librdkafka():
+    """The librdkafka version the worker and kcat link (Debian's), per pkg-config."""
+    try:
+        return subprocess.run(["pkg-config", "--modversion", "rdkafka"], capture_output=True, text=True).stdout.strip() or None
+    except OSError:
+        return None
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def tail(path, lines=5):
+    try:
+        with open(path, errors="replace") as f:
+            return "".join(f.readlines()[-lines:]).strip()
+    except OSError:
+        return ""
+
+
+# MARK: - Broker and corpus
+
+
+def start_broker(out, topics):
+    args = [os.path.join(BIN, "switchyard"), "broker"]
+    for name, partitions in topics:
+        args += ["--topic", f"{name}:{partitions}"]
+    broker = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=open(os.path.join(out, "broker.log"), "w"))
+    ready, _, _ = select.select([broker.stdout], [], [], 30)
+    line = broker.stdout.readline().decode().strip() if ready else ""
+    if not line.startswith("bootstrap.servers="):
+        broker.kill()
+        sys.exit(f"bench-worker: switchyard broker did not start: {tail(os.path.join(out, 'broker.log'))}")
+    return broker, line.split("=", 1)[1]
+
+
+def produce_corpus(brokers, records, partitions, seed, topics):
+    """Produces `records` seeded feeds records round-robin over `partitions`, to each (topic, count)
+    of `topics` (count records from the start of the same corpus)."""
+    corpus = subprocess.run(
+        [os.path.join(BIN, "switchyard-corpus"), "--catalog", "feeds", "--count", str(records), "--seed", str(seed),
+         "--kcat", "--partitions", str(partitions)],
+        check=True, capture_output=True).stdout.splitlines()
+    producer = Producer({"bootstrap.servers": brokers, "linger.ms": 20, "enable.idempotence": True})
+    for topic, count in topics:
+        for line in corpus[:count]:
+            e = json.loads(line)
+            h = e["headers"]
+            headers = [(h[i], h[i + 1].encode()) for i in range(0, len(h), 2)]
+            while True:
+                try:
+                    producer.produce(topic, value=e["payload"].encode(), key=e["key"].encode(), partition=e["partition"],
+                                     headers=headers, timestamp=e["ts"])
+                    break
+                except BufferError:
+                    producer.poll(0.05)
+            producer.poll(0)
+    if producer.flush(60) != 0:
+        sys.exit("bench-worker: the corpus was not fully acknowledged by the broker within 60 s")
+
+
+def verify_watermarks(brokers, topic, records, partitions):
+    """Every produced record must still be in the mock broker (it trims each partition's log to ~5 MB)."""
+    consumer = Consumer({"bootstrap.servers": brokers, "group.id": "bench-worker-watermarks"})
+    try:
+        for p in range(partitions):
+            expected = records // partitions + (1 if p < records % partitions else 0)
+            low, high = consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)
+            if low != 0 or high != expected:
+                sys.exit(f"bench-worker: {topic}[{p}] holds offsets {low}..{high}, expected 0..{expected}: the mock "
+                         f"broker trimmed the log (about 5 MB per partition); lower BENCH_WORKER_RECORDS or raise "
+                         f"BENCH_WORKER_PARTITIONS")
+    finally:
+        consumer.close()
+
+
+def expected_failures(out, records, seed):
+    """Decode failures (dead letters on a lenient topic) in the first `records` records, per `switchyard replay`."""
+    path = os.path.join(out, f"worker-corpus-{records}.ndjson")
+    with open(path, "wb") as f:
+        subprocess.run([os.path.join(BIN, "switchyard-corpus"), "--catalog", "feeds", "--count", str(records), "--seed",
+                        str(seed)], check=True, stdout=f)
+    summary = subprocess.run([os.path.join(BIN, "switchyard"), "replay", "--json", "--topic", "feeds", path],
+                             capture_output=True)
+    if summary.returncode not in (0, 1):
+        sys.exit(f"bench-worker: switchyard replay failed: {summary.stderr.decode(errors='replace')}")
+    return json.loads(summary.stdout)["failed"]
+
+
+# MARK: - Peers
+
+
+METRIC = re.compile(rb'^(switchyard_records_total|switchyard_dead_letters_total)\{([^}]*)\} ([0-9.e+]+)$', re.M)
+
+
+def read_counters(conn, topic):
+    conn.request("GET", "/metrics")
+    body = conn.getresponse().read()
+    records = dead = 0
+    label = f'topic="{topic}"'.encode()
+    for name, labels, value in METRIC.findall(body):
+        if label in labels.split(b","):
+            if name == b"switchyard_records_total":
+                records += int(float(value))
+            else:
+                dead += int(float(value))
+    return records, dead
+
+
+def run_worker(out, label, argv, config, topic, records, dead_letters, timeout, poll):
+    """Runs a Switchyard worker (`argv` + its config) until its counters show every record handled."""
+    port = free_port()
+    config = dict(config, metrics={"host": "127.0.0.1", "port": port})
+    path = os.path.join(out, f"{label}.config.json")
+    with open(path, "w") as f:
+        json.dump(config, f, indent=2)
+    log_path = os.path.join(out, f"{label}.log")
+    started = time.monotonic()
+    proc = subprocess.Popen([a.replace("{config}", path) for a in argv], stdout=subprocess.DEVNULL,
+                            stderr=open(log_path, "w"))
+    conn = None
+    first = done = None
+    handled = dead = 0
+    cpu = hwm = None
+    result = {"label": label, "records": records}
+    while True:
+        time.sleep(poll)
+        now = time.monotonic()
+        if proc.poll() is not None:
+            result.update(error=f"exited {proc.returncode} before handling every record", log=tail(log_path))
+            return result
+        try:
+            conn = conn or http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            handled, dead = read_counters(conn, topic)
+        except (OSError, http.client.HTTPException):
+            if conn is not None:
+                conn.close()
+            conn = None  # not listening yet, or the connection was closed: read again
+        else:
+            if first is None and handled > 0:
+                first = now
+            if handled >= records and dead >= dead_letters:
+                done = now
+                cpu, hwm = proc_snapshot(proc.pid)
+                break
+        if now - started > timeout:
+            cpu, hwm = proc_snapshot(proc.pid)
+            result.update(error=f"timed out after {timeout} s with {handled} of {records} records handled "
+                                f"({dead} of {dead_letters} dead letters)")
+            break
+    if conn is not None:
+        conn.close()
+    proc.send_signal(signal.SIGTERM)
+    code, usage = reap(proc)
+    result.update(exitCode=code, cpuSeconds=cpu, peakRSSKiB=hwm, totalCPUSeconds=usage.ru_utime + usage.ru_stime,
+                  handled=handled, deadLetters=dead)
+    if done is None:
+        elapsed = time.monotonic() - started
+        result.update(startRate=handled / elapsed, timedOut=True)
+        if first is not None and handled > 0:
+            result["steadyRate"] = handled / max(elapsed - (first - started), 1e-9)
+        return result
+    result.update(steadyRate=records / max(done - first, 1e-9), startRate=records / (done - started),
+                  firstSeconds=first - started, doneSeconds=done - started)
+    return result
+
+
+def run_python_peer(out, label, brokers, topic, dlq, records, timeout, python=PYTHON):
+    log_path = os.path.join(out, f"{label}.log")
+    started_wall = time.time()
+    proc = subprocess.Popen([python, os.path.join(ROOT, "scripts", "bench_worker_peer.py"), brokers,
+                             f"bench-{label}-{os.getpid()}", topic, dlq, str(records)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(log_path, "w"))
+    result = {"label": label, "records": records}
+    ready, _, _ = select.select([proc.stdout], [], [], timeout)
+    line = proc.stdout.readline() if ready else b""
+    if not line:
+        if proc.poll() is None:
+            cpu, hwm = proc_snapshot(proc.pid)
+            result.update(cpuSeconds=cpu, peakRSSKiB=hwm, timedOut=True,
+                          error=f"timed out after {timeout} s" if not ready else "closed its output")
+            proc.kill()
+        else:
+            result.update(error=f"exited {proc.returncode}", log=tail(log_path))
+        reap(proc)
+        return result
+    cpu, hwm = proc_snapshot(proc.pid)
+    report = json.loads(line)
+    proc.stdin.close()
+    code, usage = reap(proc)
+    done = report["doneAt"]
+    result.update(exitCode=code, cpuSeconds=cpu, peakRSSKiB=hwm, totalCPUSeconds=usage.ru_utime + usage.ru_stime,
+                  handled=report["handled"], deadLetters=report["deadLettered"],
+                  steadyRate=records / max(done - report["firstAt"], 1e-9), startRate=records / (done - started_wall),
+                  firstSeconds=report["firstAt"] - started_wall, doneSeconds=done - started_wall)
+    return result
+
+
+def run_kcat(out, label, brokers, topic, records, timeout):
+    started = time.monotonic()
+    proc = subprocess.Popen(["kcat", "-C", "-b", brokers, "-t", topic, "-e", "-o", "beginning", "-q"],
+                            stdout=subprocess.PIPE, stderr=open(os.path.join(out, f"{label}.log"), "w"))
+    fd = proc.stdout.fileno()
+    lines = 0
+    first = last = None
+    result = {"label": label, "records": records}
+    while True:
+        ready, _, _ = select.select([fd], [], [], max(0.0, timeout - (time.monotonic() - started)))
+        if not ready:
+            result.update(error=f"timed out after {timeout} s with {lines} lines", timedOut=True)
+            proc.kill()
+            break
+        chunk = os.read(fd, 1 << 20)
+        now = time.monotonic()
+        if not chunk:
+            break
+        if first is None:
+            first = now
+        lines += chunk.count(b"\n")
+        if lines >= records and last is None:
+            last = now
+    code, usage = reap(proc)
+    result.update(exitCode=code, handled=lines, cpuSeconds=usage.ru_utime + usage.ru_stime, peakRSSKiB=usage.ru_maxrss)
+    if last is None:
+        result.setdefault("error", f"read {lines} of {records} records")
+        return result
+    result.update(steadyRate=records / max(last - first, 1e-9), startRate=records / (last - started),
+                  firstSeconds=first - started, doneSeconds=last - started)
+    return result
+
+
+# MARK: - Report
+
+
+def best(runs, key, lowest=False):
+    values = [r[key] for r in runs if r.get(key) is not None and not r.get("timedOut") and not r.get("error")]
+    if not values:
+        return None
+    return min(values) if lowest else max(values)
+
+
+def summarize(runs):
+    ok = [r for r in runs if not r.get("error")]
+    s = {"rounds": len(runs), "completedRounds": len(ok),
+         "steadyRate": best(runs, "steadyRate"), "startRate": best(runs, "startRate"),
+         "cpuMicrosPerRecord": best([dict(r, c=r["cpuSeconds"] / r["records"] * 1e6) for r in runs if r.get("cpuSeconds") is not None], "c", lowest=True),
+         "peakRSSMiB": best([dict(r, m=r["peakRSSKiB"] / 1024) for r in runs if r.get("peakRSSKiB")], "m", lowest=True),
+         "deadLetters": best(runs, "deadLetters"),
+         "errors": [r["error"] for r in runs if r.get("error")]}
+    if not ok:
+        # Only partial runs: show the best lower bound, marked as such.
+        partial = [r for r in runs if r.get("startRate") is not None]
+        if partial:
+            s["partialStartRate"] = max(r["startRate"] for r in partial)
+            s["partialSteadyRate"] = max(r.get("steadyRate", 0) for r in partial)
+    return s
+
+
+def fmt_rate(v):
+    return f"{v:,.0f}" if v is not None else "-"
+
+
+def fmt(v, spec):
+    return format(v, spec) if v is not None else "-"
+
+
+def capacity(worker, slow_partition, slow_key, kcat, partitions, utilisation, catchup, handler_ms):
+    """The capacity table of docs/capacity.md, from the measured rates only; the formulas are written there.
+
+    Per scenario s: W_s, what one worker measurably does (no handler: min(R_w, K), the worker's steady
+    rate, not above the kcat floor K; with the slow handler: its measured rate over P_bench partitions)
+    and r_s, what one partition carries (no handler: W_s; with the slow handler: W_s / P_bench). u is the
+    planned utilisation, c the CPU per record (no handler). For T events/s:
+
+        replicas   N = ceil(T / (u * W_s))
+        partitions P = max(P_bench, N, ceil(T / (u * r_s)))
+        busy cores   = T * c / 1e6
+        KEDA: maxReplicaCount = N, minReplicaCount = 1, lagThreshold = ceil(u * W_s * catch-up seconds)
+    """
+    r_w = worker["steadyRate"]
+    c = worker["cpuMicrosPerRecord"]
+    k = kcat["steadyRate"]
+    if r_w is None or c is None or k is None:
+        return None
+    fast = min(r_w, k)
+    scenarios = [("no handler", fast, fast)]
+    for name, s in ((f"{handler_ms} ms handler, ordering: partition", slow_partition),
+                    (f"{handler_ms} ms handler, ordering: key", slow_key)):
+        if s and s.get("steadyRate") is not None:
+            scenarios.append((name, s["steadyRate"], s["steadyRate"] / partitions))
+    rows = []
+    for target in (10_000, 100_000, 1_000_000):
+        for name, w_s, r_s in scenarios:
+            replicas = max(1, math.ceil(target / (utilisation * w_s)))
+            by_partition = math.ceil(target / (utilisation * r_s))
+            parts = max(partitions, replicas, by_partition)
+            if by_partition > max(partitions, replicas):
+                limit = "partitions (handler time per partition)"
+            elif w_s >= 0.8 * k:
+                limit = "transport (kcat floor per consumer)"
+            else:
+                limit = "one worker's rate"
+            if parts / replicas > partitions:
+                limit += f"; {parts / replicas:.0f} partitions per worker, more than the {partitions} measured"
+            cores = target * c / 1e6
+            rows.append({"eventsPerSecond": target, "scenario": name, "perPartitionRate": r_s, "perWorkerRate": w_s,
+                         "partitions": parts, "replicas": replicas, "cores": cores, "coresPerReplica": cores / replicas,
+                         "limit": limit,
+                         "keda": {"minReplicaCount": 1, "maxReplicaCount": replicas,
+                                  "lagThreshold": max(1, math.ceil(utilisation * w_s * catchup))}})
+    return rows
+
+
+def capacity_markdown(rows, inputs):
+    lines = ["| inputs (measured) | |", "|---|---:|"] + [f"| {k} | {v} |" for k, v in inputs] + [""]
+    lines += ["| events/s | scenario | per partition/s | per worker/s | partitions | replicas | busy cores | cores per replica "
+              "| KEDA maxReplicaCount | KEDA lagThreshold | limit |",
+              "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for r in rows:
+        lines.append(f"| {r['eventsPerSecond']:,} | {r['scenario']} | {r['perPartitionRate']:,.0f} | {r['perWorkerRate']:,.0f} "
+                     f"| {r['partitions']:,} | {r['replicas']:,} | {r['cores']:.2f} | {r['coresPerReplica']:.2f} "
+                     f"| {r['keda']['maxReplicaCount']:,} | {r['keda']['lagThreshold']:,} | {r['limit']} |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--report":
+        # Re-renders the tables from a worker.json (e.g. with other BENCH_CAPACITY_* values), measuring nothing.
+        with open(sys.argv[2]) as f:
+            saved = json.load(f)
+        settings = saved["settings"]
+        settings.setdefault("slowMalformed", None)
+        settings["utilisation"] = env_float("BENCH_CAPACITY_UTILISATION", settings["utilisation"])
+        settings["catchupSeconds"] = env_float("BENCH_CAPACITY_CATCHUP_SECONDS", settings["catchupSeconds"])
+        report(os.path.dirname(os.path.abspath(sys.argv[2])), saved["runs"], settings, saved["machine"])
+        return
+    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
+        sys.exit("usage: bench_worker.py OUT_DIR | bench_worker.py --report OUT_DIR/worker.json")
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    records = env_int("BENCH_WORKER_RECORDS", 84_000)
+    partitions = env_int("BENCH_WORKER_PARTITIONS", 6)
+    rounds = env_int("BENCH_WORKER_ROUNDS", 3)
+    slow_records = min(env_int("BENCH_WORKER_SLOW_RECORDS", 6_000), records)
+    handler_ms = env_int("BENCH_WORKER_HANDLER_MS", 1)
+    timeout = env_int("BENCH_WORKER_TIMEOUT", 120)
+    seed = env_int("BENCH_WORKER_SEED", 17)
+    poll = env_int("BENCH_WORKER_POLL_MS", 20) / 1000
+    utilisation = env_float("BENCH_CAPACITY_UTILISATION", 0.7)
+    catchup = env_float("BENCH_CAPACITY_CATCHUP_SECONDS", 5)
+    system_python = os.environ.get("BENCH_WORKER_SYSTEM_RDKAFKA_PYTHON") or None
+    if system_python and not os.access(system_python, os.X_OK):
+        sys.exit(f"bench-worker: BENCH_WORKER_SYSTEM_RDKAFKA_PYTHON={system_python} is not an executable")
+
+    topic, slow_topic = "feeds", "feeds.slow"
+    broker, brokers = start_broker(out, [(topic, partitions), (slow_topic, partitions), ("feeds.dlq", partitions),
+                                         ("feeds.slow.dlq", partitions)])
+    try:
+        log(f"broker at {brokers}; producing {records} feeds records (seed {seed}) to {topic} and the first "
+            f"{slow_records} to {slow_topic}, {partitions} partitions each")
+        produce_corpus(brokers, records, partitions, seed, [(topic, records), (slow_topic, slow_records)])
+        verify_watermarks(brokers, topic, records, partitions)
+        verify_watermarks(brokers, slow_topic, slow_records, partitions)
+        failures = expected_failures(out, records, seed)
+        slow_failures = expected_failures(out, slow_records, seed)
+        log(f"watermarks: all {records} + {slow_records} records are in the broker; {failures} and {slow_failures} "
+            f"decode failures (dead letters) expected")
+
+        def worker_config(name, extra=None, group=""):
+            t = {"catalog": "feeds", "policy": "lenient", "deadLetterTopic": f"{name}.dlq"}
+            t.update(extra or {})
+            return {"brokers": brokers, "groupId": group, "clientId": "bench-switchyard", "topics": {name: t},
+                    "shutdownTimeoutSeconds": 10}
+
+        runs = {"switchyard": [], "python": [], "pythonSystemLibrdkafka": [], "kcat": [], "slowPartition": [],
+                "slowKey": []}
+        ordering_supported = None
+        peers = ["switchyard", "python", "kcat"] + (["pythonSystemLibrdkafka"] if system_python else [])
+        for round_ in range(1, rounds + 1):
+            # Alternate the order, so that a noisy neighbour slows each peer in some round.
+            shift = (round_ - 1) % len(peers)
+            order = peers[shift:] + peers[:shift]
+            for peer in order:
+                label = f"{peer}-r{round_}"
+                if peer == "switchyard":
+                    cfg = worker_config(topic, group=f"bench-{label}-{os.getpid()}")
+                    r = run_worker(out, label, [os.path.join(BIN, "switchyard"), "consume", "--config", "{config}"],
+                                   cfg, topic, records, failures, timeout, poll)
+                elif peer == "python":
+                    r = run_python_peer(out, label, brokers, topic, "feeds.dlq", records, timeout)
+                elif peer == "pythonSystemLibrdkafka":
+                    r = run_python_peer(out, label, brokers, topic, "feeds.dlq", records, timeout, python=system_python)
+                else:
+                    r = run_kcat(out, label, brokers, topic, records, timeout)
+                runs[peer].append(r)
+                log(f"round {round_}: {peer}: steady {fmt_rate(r.get('steadyRate'))}/s, start->all "
+                    f"{fmt_rate(r.get('startRate'))}/s, CPU {fmt(r.get('cpuSeconds'), '.2f')} s, peak RSS "
+                    f"{fmt((r.get('peakRSSKiB') or 0) / 1024, '.1f')} MiB" + (f"  ({r['error']})" if r.get("error") else ""))
+            for key, ordering in (("slowPartition", "partition"), ("slowKey", "key")):
+                if ordering == "key" and ordering_supported is False:
+                    continue
+                label = f"handler-{ordering}-r{round_}"
+                argv = [os.path.join(BIN, "switchyard-bench-worker"), "{config}", "--handler-sleep-ms", str(handler_ms)]
+                extra = {"ordering": ordering} if ordering_supported is not False else {}
+                cfg = worker_config(slow_topic, extra, group=f"bench-{label}-{os.getpid()}")
+                r = run_worker(out, label, argv, cfg, slow_topic, slow_records, slow_failures, timeout, poll)
+                if ordering_supported is None:
+                    ordering_supported = not (r.get("error", "").startswith("exited 78") and "ordering" in r.get("log", ""))
+                    if not ordering_supported:
+                        log("this worker does not know topics.<name>.ordering (exit 78): the partition row runs "
+                            "without it (one record at a time is partition order); the key row is not measured")
+                        cfg = worker_config(slow_topic, {}, group=f"bench-{label}-b-{os.getpid()}")
+                        r = run_worker(out, label, argv, cfg, slow_topic, slow_records, slow_failures, timeout, poll)
+                r["ordering"] = ordering
+                r["orderingKeyInConfig"] = "ordering" in cfg["topics"][slow_topic]
+                runs[key].append(r)
+                log(f"round {round_}: {handler_ms} ms handler, ordering {ordering}: steady "
+                    f"{fmt_rate(r.get('steadyRate'))}/s, start->all {fmt_rate(r.get('startRate'))}/s"
+                    + (f"  ({r['error']})" if r.get("error") else ""))
+    finally:
+        broker.send_signal(signal.SIGTERM)
+        reap(broker)
+
+    try:
+        cpu = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name"))
+    except (OSError, StopIteration):
+        cpu = platform.processor()
+    machine = {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "loadAverage": os.getloadavg()}
+    settings = {"records": records, "malformed": failures, "partitions": partitions, "rounds": rounds,
+                "slowRecords": slow_records, "slowMalformed": slow_failures, "handlerMilliseconds": handler_ms,
+                "timeoutSeconds": timeout, "seed": seed, "pollMilliseconds": poll * 1000,
+                "orderingSupported": ordering_supported, "utilisation": utilisation, "catchupSeconds": catchup,
+                "pythonLibrdkafka": confluent_kafka.libversion()[0], "systemLibrdkafka": system_librdkafka()}
+    report(out, runs, settings, machine)
+
+
+def report(out, runs, settings, machine):
+    """Prints the tables and writes OUT/worker.json and OUT/capacity.md from the measured runs."""
+    records, failures, partitions = settings["records"], settings["malformed"], settings["partitions"]
+    rounds, slow_records, slow_failures = settings["rounds"], settings["slowRecords"], settings["slowMalformed"]
+    handler_ms, utilisation, catchup = settings["handlerMilliseconds"], settings["utilisation"], settings["catchupSeconds"]
+
+    summary = {k: summarize(v) for k, v in runs.items()}
+    sy, py, kc = summary["switchyard"], summary["python"], summary["kcat"]
+    pys = summary.get("pythonSystemLibrdkafka")
+    sp, sk = summary["slowPartition"], summary["slowKey"]
+
+    def ratio(a, b):
+        return a / b if a is not None and b else None
+
+    print()
+    print(f"worker benchmark: {records:,} feeds records ({failures} malformed), {partitions} partitions, "
+          f"switchyard broker; best of {rounds} alternating rounds; the {handler_ms} ms handler rows on the first "
+          f"{slow_records:,} ({slow_failures} malformed); the Python peer's librdkafka "
+          f"{settings.get('pythonLibrdkafka', '?')}, the worker's and kcat's {settings.get('systemLibrdkafka', '?')}; load average {machine['loadAverage'][0]:.1f} on {machine['cores']} cores")
+    print(f"{'peer':<56} {'steady/s':>10} {'start->all/s':>13} {'CPU µs/rec':>11} {'peak RSS MiB':>13} {'SY/peer':>8} "
+          f"{'dead letters':>13}")
+    print("-" * 129)
+    rows = [("switchyard consume (defaults)", sy), ("Python peer (confluent-kafka + msgspec)", py)]
+    if pys and pys["rounds"]:
+        rows.append((f"Python peer on librdkafka {settings.get('systemLibrdkafka', '?')} (the worker's)", pys))
+    rows.append(("kcat -C (transport floor)", kc))
+    for name, s in rows:
+        print(f"{name:<56} {fmt_rate(s['steadyRate']):>10} {fmt_rate(s['startRate']):>13} "
+              f"{fmt(s['cpuMicrosPerRecord'], '.2f'):>11} {fmt(s['peakRSSMiB'], '.1f'):>13} "
+              f"{fmt(ratio(sy['steadyRate'], s['steadyRate']), '.2f') + 'x':>8} {fmt(s['deadLetters'], ',') if name[0] != 'k' else '':>13}")
+    for name, s, key in ((f"{handler_ms} ms handler, ordering: partition", sp, "slowPartition"),
+                         (f"{handler_ms} ms handler, ordering: key", sk, "slowKey")):
+        shown = name if not runs[key] or runs[key][0]["orderingKeyInConfig"] else name + " (no key: unsupported)"
+        if not runs[key]:
+            shown = name + " (not measured: unsupported)"
+        print(f"{shown:<56} {fmt_rate(s['steadyRate']):>10} {fmt_rate(s['startRate']):>13} "
+              f"{fmt(s['cpuMicrosPerRecord'], '.2f'):>11} {fmt(s['peakRSSMiB'], '.1f'):>13} {'':>8} {fmt(s['deadLetters'], ','):>13}")
+    for name, s in rows + [("1 ms handler, partition", sp), ("1 ms handler, key", sk)]:
+        for e in s["errors"]:
+            print(f"  {name}: {e}")
+        if "partialStartRate" in s:
+            print(f"  {name}: no complete round; best partial: start->now {s['partialStartRate']:,.0f}/s, "
+                  f"first->now {s['partialSteadyRate']:,.0f}/s")
+
+    ideal = partitions * 1000 / handler_ms
+    targets = [
+        ("steady >= 2x Python peer", ratio(sy["steadyRate"], py["steadyRate"]), lambda v: v >= 2.0, "x"),
+        ("steady >= 50% of kcat floor", ratio(sy["steadyRate"], kc["steadyRate"]), lambda v: v >= 0.5, "x"),
+        ("CPU per record <= 2 µs", sy["cpuMicrosPerRecord"], lambda v: v <= 2.0, " µs"),
+        ("peak RSS <= 64 MiB", sy["peakRSSMiB"], lambda v: v <= 64, " MiB"),
+    ]
+    if pys and pys["rounds"]:
+        targets.append((f"steady >= 2x Python peer on librdkafka {settings.get('systemLibrdkafka', '?')}",
+                        ratio(sy["steadyRate"], pys["steadyRate"]), lambda v: v >= 2.0, "x"))
+    targets += [
+        (f"{handler_ms} ms handler, partition: within 20% of {ideal:,.0f}/s", sp["steadyRate"],
+         lambda v: abs(v - ideal) <= 0.2 * ideal, "/s"),
+    ]
+    print()
+    print(f"{'target (issue 17)':<52} {'measured':>12}  result")
+    print("-" * 73)
+    results = []
+    for name, value, check, unit in targets:
+        ok = value is not None and check(value)
+        shown = "-" if value is None else f"{value:,.0f}{unit}" if unit == "/s" else f"{value:.2f}{unit}"
+        print(f"{name:<52} {shown:>12}  {'PASS' if ok else 'FAIL'}")
+        results.append({"target": name, "value": value, "pass": ok})
+
+    cap = capacity(sy, sp, sk if runs["slowKey"] and runs["slowKey"][0]["orderingKeyInConfig"] else None, kc,
+                   partitions, utilisation, catchup, handler_ms)
+    if cap:
+        inputs = [("R_w, one worker, no handler (records/s)", fmt_rate(sy["steadyRate"])),
+                  ("c, CPU per record (µs)", fmt(sy["cpuMicrosPerRecord"], ".2f")),
+                  ("K, kcat floor per consumer (records/s)", fmt_rate(kc["steadyRate"])),
+                  (f"{handler_ms} ms handler, ordering: partition ({partitions} partitions, records/s)", fmt_rate(sp["steadyRate"])),
+                  (f"{handler_ms} ms handler, ordering: key ({partitions} partitions, records/s)", fmt_rate(sk["steadyRate"])),
+                  ("u, planned utilisation", f"{utilisation:g}"), ("catch-up seconds (lagThreshold)", f"{catchup:g}")]
+        with open(os.path.join(out, "capacity.md"), "w") as f:
+            f.write(capacity_markdown(cap, inputs))
+        print()
+        print(f"capacity (docs/capacity.md): planned at {utilisation:.0%} of the measured rates; KEDA lagThreshold = "
+              f"{catchup:g} s of one worker's work")
+        print(f"{'events/s':>10} {'scenario':<36} {'per-part/s':>10} {'partitions':>10} {'replicas':>8} {'cores':>7} "
+              f"{'lagThreshold':>12}  limit")
+        print("-" * 118)
+        for row in cap:
+            print(f"{row['eventsPerSecond']:>10,} {row['scenario']:<36} {row['perPartitionRate']:>10,.0f} "
+                  f"{row['partitions']:>10,} {row['replicas']:>8,} {row['cores']:>7.1f} "
+                  f"{row['keda']['lagThreshold']:>12,}  {row['limit']}")
+        print(f"(markdown for docs/capacity.md: {os.path.join(out, 'capacity.md')}; KEDA maxReplicaCount = replicas)")
+
+    path = os.path.join(out, "worker.json")
+    with open(path, "w") as f:
+        ratios = {"steadySwitchyardOverPython": ratio(sy["steadyRate"], py["steadyRate"]),
+                  "steadySwitchyardOverPythonSystemLibrdkafka": ratio(sy["steadyRate"], (pys or {}).get("steadyRate")),
+                  "steadySwitchyardOverKcat": ratio(sy["steadyRate"], kc["steadyRate"]),
+                  "startSwitchyardOverPython": ratio(sy["startRate"], py["startRate"]),
+                  "cpuPythonOverSwitchyard": ratio(py["cpuMicrosPerRecord"], sy["cpuMicrosPerRecord"])}
+        json.dump({"machine": machine, "settings": settings, "summary": summary, "ratios": ratios, "targets": results,
+                   "capacity": cap, "runs": runs}, f, indent=2)
+    print(f"\nresults: {path}")
+
+
+if __name__ == "__main__":
+    main()
