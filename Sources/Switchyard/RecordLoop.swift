@@ -697,7 +697,7 @@ final class Effects: Sendable {
 
 extension KafkaRecord {
     /// The record named as everywhere else: `topic/partition@offset`.
-    var location: String { "\(topic)/\(partition)@\(offset)" }
+    var location: String { RecordLocation(topic: topic, partition: partition, offset: offset).description }
 
     /// Log metadata naming the record.
     var position: [String: String] {

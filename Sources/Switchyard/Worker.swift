@@ -169,6 +169,7 @@ public struct WorkerStatus: Sendable {
             h.set("topic", tp.topic)
             h.set("partition", Int(tp.partition))
             h.set("offset", info.offset)
+            h.set("record", RecordLocation(topic: tp.topic, partition: tp.partition, offset: info.offset).description)
             h.set("kind", info.failure.kind.rawValue)
             h.set("path", info.failure.path)
             h.set("type", info.failure.type)
@@ -180,6 +181,7 @@ public struct WorkerStatus: Sendable {
                 dl.set("topic", d.topic)
                 dl.set("partition", Int(d.partition))
                 dl.set("offset", d.offset)
+                dl.set("record", RecordLocation(topic: d.topic, partition: d.partition, offset: d.offset).description)
                 h.set("deadLetter", dl)
             }
             return h

@@ -16,7 +16,7 @@ public struct KafkaTopicPartition: Hashable, Sendable, Comparable, CustomStringC
         (lhs.topic, lhs.partition) < (rhs.topic, rhs.partition)
     }
 
-    public var description: String { "\(topic)[\(partition)]" }
+    public var description: String { "\(topic)/\(partition)" }
 }
 
 /// One record header. Names may repeat; order is kept; a value may be null.
@@ -84,7 +84,7 @@ public struct KafkaRecord: Hashable, Sendable, CustomStringConvertible {
     public var isTombstone: Bool { value == nil }
 
     /// Position only: record contents may hold personal data and never go to logs.
-    public var description: String { "KafkaRecord(\(topic)[\(partition)]@\(offset))" }
+    public var description: String { "KafkaRecord(\(topic)/\(partition)@\(offset))" }
 }
 
 /// A record to produce.

@@ -216,7 +216,7 @@ final class RDKafkaClient: @unchecked Sendable {
         guard m.err == RD_KAFKA_RESP_ERR_NO_ERROR else {
             var context = "consumer error"
             if let rkt = m.rkt {
-                context += " on \(String(cString: rd_kafka_topic_name(rkt)))[\(m.partition)]"
+                context += " on \(String(cString: rd_kafka_topic_name(rkt)))/\(m.partition)"
             }
             if let detail = rd_kafka_message_errstr(message) {
                 context += ": \(String(cString: detail))"
@@ -600,7 +600,7 @@ private let deliveryCallback: @convention(c) (OpaquePointer?, UnsafePointer<rd_k
     } else if m.err == RD_KAFKA_RESP_ERR__FATAL, let rk {
         box.complete(.failure(RDKafkaClient.fatalError(rk, context: "delivery to \(topic) failed")))
     } else {
-        box.complete(.failure(.rdKafka(m.err, code: .delivery, context: "delivery to \(topic)[\(m.partition)] failed")))
+        box.complete(.failure(.rdKafka(m.err, code: .delivery, context: "delivery to \(topic)/\(m.partition) failed")))
     }
 }
 
