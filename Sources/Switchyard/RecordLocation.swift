@@ -1,6 +1,7 @@
 /// Where a record is: topic, partition and offset, written `topic/partition@offset` (`payments.dlq/1@20`)
-/// everywhere a record is named: CLI output, `--records` lines, `dlq show`, `release`.
-public struct RecordLocation: Hashable, Sendable, Comparable, CustomStringConvertible, LosslessStringConvertible {
+/// everywhere a record is named: CLI output, `--records` lines, `dlq show`, `release`, the worker's logs
+/// (`kafka.record`) and `/status`. Encoded as JSON it is `{"topic", "partition", "offset"}`.
+public struct RecordLocation: Hashable, Sendable, Codable, Comparable, CustomStringConvertible, LosslessStringConvertible {
     public var topic: String
     public var partition: Int32
     public var offset: Int64

@@ -72,7 +72,7 @@ public struct ReleaseRequest: Codable, Sendable, Equatable {
             "release.reason": reason, "release.operator": `operator`, "release.at": at,
         ]
         if let recordTimestamp { m["release.record_timestamp"] = String(recordTimestamp) }
-        if let deadLetter { m["release.dead_letter"] = "\(deadLetter.topic)/\(deadLetter.partition)@\(deadLetter.offset)" }
+        if let deadLetter { m["release.dead_letter"] = deadLetter.description }
         if force == true { m["release.force"] = "true" }
         return m
     }

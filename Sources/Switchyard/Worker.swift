@@ -106,18 +106,8 @@ public struct HaltInfo: Sendable {
     public var deadLetter: DeadLetterCoordinates?
 }
 
-/// Where a dead letter was written.
-public struct DeadLetterCoordinates: Codable, Sendable, Hashable {
-    public var topic: String
-    public var partition: Int32
-    public var offset: Int64
-
-    public init(topic: String, partition: Int32, offset: Int64) {
-        self.topic = topic
-        self.partition = partition
-        self.offset = offset
-    }
-}
+/// Where a dead letter was written: a record's location (in JSON `{"topic", "partition", "offset"}`).
+public typealias DeadLetterCoordinates = RecordLocation
 
 /// A recent problem, for `/status` (no record values).
 public struct RecentError: Sendable {
@@ -181,7 +171,7 @@ public struct WorkerStatus: Sendable {
                 dl.set("topic", d.topic)
                 dl.set("partition", Int(d.partition))
                 dl.set("offset", d.offset)
-                dl.set("record", RecordLocation(topic: d.topic, partition: d.partition, offset: d.offset).description)
+                dl.set("record", d.description)
                 h.set("deadLetter", dl)
             }
             return h

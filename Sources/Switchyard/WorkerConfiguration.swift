@@ -367,8 +367,9 @@ func nearestName(to name: String, among names: [String]) -> String? {
     return editDistance(nearest, name) <= max(2, name.count / 3) ? nearest : nil
 }
 
-/// Levenshtein distance, for "did you mean".
-func editDistance(_ a: String, _ b: String) -> Int {
+/// Levenshtein distance, case-insensitive, for "did you mean" (the config's keys, catalog names, the CLI's
+/// subcommands, options and values).
+public func editDistance(_ a: String, _ b: String) -> Int {
     let a = Array(a.lowercased())
     let b = Array(b.lowercased())
     guard !a.isEmpty else { return b.count }

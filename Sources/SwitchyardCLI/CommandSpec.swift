@@ -1,4 +1,5 @@
 import Foundation
+import Switchyard
 
 // How a command's options are declared, once (in the spirit of swift-argument-parser):
 //
@@ -194,28 +195,10 @@ public struct CommandSpec: Sendable {
 func nearest(_ word: String, among candidates: [String]) -> String? {
     let lowered = word.lowercased()
     if let exactCase = candidates.first(where: { $0.lowercased() == lowered }) { return exactCase }
-    guard let best = candidates.min(by: { distance($0, word) < distance($1, word) }) else { return nil }
-    if distance(best, word) <= max(2, word.count / 3) { return best }
+    guard let best = candidates.min(by: { editDistance($0, word) < editDistance($1, word) }) else { return nil }
+    if editDistance(best, word) <= max(2, word.count / 3) { return best }
     let prefixed = candidates.filter { $0.lowercased().hasPrefix(lowered) }
     return prefixed.count == 1 ? prefixed[0] : nil
-}
-
-/// Levenshtein distance, case-insensitive.
-private func distance(_ a: String, _ b: String) -> Int {
-    let a = Array(a.lowercased())
-    let b = Array(b.lowercased())
-    guard !a.isEmpty else { return b.count }
-    guard !b.isEmpty else { return a.count }
-    var previous = Array(0...b.count)
-    var current = [Int](repeating: 0, count: b.count + 1)
-    for i in 1...a.count {
-        current[0] = i
-        for j in 1...b.count {
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-        }
-        swap(&previous, &current)
-    }
-    return previous[b.count]
 }
 
 /// " (did you mean 'X'?)" or "".
