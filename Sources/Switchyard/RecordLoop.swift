@@ -75,6 +75,7 @@ struct RecordLoop {
         let start = ContinuousClock.now
         let records = batch.records
         var touched: [Lane] = []
+        var completed = 0
         var i = records.startIndex
         while i < records.endIndex {
             // A run: consecutive records of one partition (librdkafka hands a fetch over partition by partition).
@@ -92,14 +93,14 @@ struct RecordLoop {
                 lane.isTouched = true
                 touched.append(lane)
             }
-            try lane.process(records[i..<j], loop: self)
+            completed += try lane.process(records[i..<j], loop: self)
         }
         for lane in touched { lane.flushMetrics(worker.metrics) }
         let elapsed = start.duration(to: .now)
         let (seconds, attoseconds) = elapsed.components
         let perRecord = (Double(seconds) + Double(attoseconds) * 1e-18) / Double(max(records.count, 1))
         worker.metrics.processing.labels().observe(perRecord, count: records.count)
-        worker.state.withLock { $0.processed += records.count }
+        if completed > 0 { worker.handled.add(completed, ordering: .relaxed) }
         return effects.isAbandoned ? .abandoned : .done
     }
 
@@ -216,9 +217,12 @@ final class Lane {
 
     /// Decodes and decides every record of one run, then hands the effects over: pending offsets to the
     /// watermark, sends to the producer, handler calls to the handler lanes.
-    func process(_ run: ArraySlice<KafkaRecord>, loop: RecordLoop) throws {
+    ///
+    /// - Returns: How many records completed at once (no effect to wait for).
+    func process(_ run: ArraySlice<KafkaRecord>, loop: RecordLoop) throws -> Int {
         // Held: a halt at an earlier record; these records are read again after the release's seek.
-        if progress.haltOffset != nil { return }
+        if progress.haltOffset != nil { return 0 }
+        var completed = 0
         let worker = loop.worker
         let configuration = topic.configuration
         let hasHandlers = !worker.handlers.isEmpty
@@ -251,9 +255,10 @@ final class Lane {
             let action = RecordAction.decide(facts)
             switch action {
             case .hold:
-                return
+                return completed
             case .skipTombstone:
                 tombstones += 1
+                completed += 1
             case .handOn, .handOnThenRepublish:
                 guard let event = decoded.event, let type = decoded.outcome.type else { break }
                 if case .unknown = decoded.outcome {
@@ -271,6 +276,8 @@ final class Lane {
                 } else if let republish {
                     pending.append(record.offset)
                     sends.append(republish)
+                } else {
+                    completed += 1
                 }
             case .deadLetter, .deadLetterThenHalt:
                 guard case .failed(let failure) = decoded.outcome else { break }
@@ -299,17 +306,19 @@ final class Lane {
             case .skipReleased:
                 worker.metrics.releases.labels(record.topic).increment()
                 worker.logger.notice("halted offset released", record.position)
+                completed += 1
             }
             if halt != nil { break }
             next = record.offset + 1
         }
-        guard let next else { return }
+        guard let next else { return completed }
         progress.handOver(pending: pending, processedThrough: next, haltAt: halt?.offset, haltDone: halt?.done ?? false)
         for send in sends { loop.effects.send(send, progress: progress) }
         for item in handlerItems {
             loop.effects.started()
             handlerLane(for: item.record, worker: worker, effects: loop.effects).enqueue(item)
         }
+        return completed
     }
 
     /// A strict failure: pause the partition at once (nothing after the record is delivered), and once the
@@ -487,6 +496,7 @@ final class HandlerLane: Sendable {
                     effects.send(republish, progress: progress)
                 } else {
                     progress.complete(record.offset)
+                    effects.worker.handled.add(1, ordering: .relaxed)
                 }
                 effects.finished()
             }
@@ -602,6 +612,8 @@ final class Effects: Sendable {
                 send.topic.republished?.increment()
             }
             progress.complete(send.offset)
+            // A halting record's dead letter makes the halt durable, not the record handled.
+            if case .deadLetter(_, halts: true) = send.kind {} else { worker.handled.add(1, ordering: .relaxed) }
             finished()
         case .failure(let error):
             switch send.kind {

@@ -123,6 +123,7 @@ public struct WorkerStatus: Sendable {
     public var halted: [KafkaTopicPartition: HaltInfo] = [:]
     public var lag: [KafkaTopicPartition: Int64] = [:]
     public var recentErrors: [RecentError] = []
+    /// Records whose outcome is durable: handled, dead-lettered, republished or skipped (tombstones, releases).
     public var processed = 0
     /// Whether a rebalance has completed since start (the member joined its group).
     public var joined = false
@@ -254,7 +255,14 @@ public final class Worker: Sendable {
     }
 
     /// A copy of the current status.
-    public var status: WorkerStatus { state.withLock { $0 } }
+    public var status: WorkerStatus {
+        var status = state.withLock { $0 }
+        status.processed = handled.load(ordering: .relaxed)
+        return status
+    }
+
+    /// Records whose outcome became durable (``WorkerStatus/processed``), counted where it became so.
+    let handled = Atomic<Int>(0)
 
     /// Asks the worker to drain and stop (what SIGTERM does). `run()` returns once offsets are committed.
     public func stop() {
