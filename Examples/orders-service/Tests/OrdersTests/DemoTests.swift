@@ -11,7 +11,7 @@ struct DemoTests {
         #expect(result.exitCode == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Produced \(try fixtureLines().count) records to orders (strict)."), "\(result.stdout)")
         #expect(result.stdout.contains("orders (strict):"))
-        #expect(result.stdout.contains("DEAD-LETTERED to orders.dlq"))
+        #expect(result.stdout.contains("Dead-lettered to orders.dlq:"))
         #expect(result.stdout.contains("HALTED: orders"))
         #expect(result.stdout.contains("The record is in orders.dlq"))
     }
