@@ -228,6 +228,7 @@ final class Lane {
         let hasHandlers = !worker.handlers.isEmpty
         var next: Int64?
         var halt: (offset: Int64, done: Bool)?
+        var held = false
         pending.removeAll(keepingCapacity: true)
         sends.removeAll(keepingCapacity: true)
         handlerItems.removeAll(keepingCapacity: true)
@@ -255,7 +256,8 @@ final class Lane {
             let action = RecordAction.decide(facts)
             switch action {
             case .hold:
-                return completed
+                // Nothing from here on is processed or stored; what came before is handed over below.
+                held = true
             case .skipTombstone:
                 tombstones += 1
                 completed += 1
@@ -308,7 +310,7 @@ final class Lane {
                 worker.logger.notice("halted offset released", record.position)
                 completed += 1
             }
-            if halt != nil { break }
+            if halt != nil || held { break }
             next = record.offset + 1
         }
         guard let next else { return completed }
