@@ -1,4 +1,4 @@
-import SwitchyardKafka
+@testable import SwitchyardKafka
 import SwitchyardTestSupport
 import Testing
 
@@ -83,6 +83,16 @@ struct ConfigurationTests {
         let consumer = KafkaConsumerConfiguration(groupID: "g", topics: ["t"])
         #expect(consumer.sessionTimeout == .seconds(45))
         #expect(consumer.offsetReset == .earliest)
+        // Issue 17: the prefetch a worker needs (librdkafka 2.0 pauses a second whenever its queue is full).
+        #expect(consumer.maxBatchRecords == 500)
+        #expect(consumer.maxBufferedRecords == 4000)
+        let properties = Dictionary(consumer.rdKafkaProperties, uniquingKeysWith: { _, last in last })
+        #expect(properties["queued.max.messages.kbytes"] == "32768")
+        #expect(properties["queued.min.messages"] == "100000")
+        // The kafka map still overrides them.
+        let tuned = KafkaConsumerConfiguration(
+            groupID: "g", topics: ["t"], kafka: KafkaConfiguration(properties: ["queued.max.messages.kbytes": "8192"]))
+        #expect(Dictionary(tuned.rdKafkaProperties, uniquingKeysWith: { _, last in last })["queued.max.messages.kbytes"] == "8192")
     }
 }
 
