@@ -15,8 +15,6 @@ import Synchronization
 /// ``waitForHalt()`` returns. A release moves past it (``release(at:)``).
 final class PartitionProgress: Sendable {
     let partition: KafkaTopicPartition
-    /// The consumer generation the partition was assigned in (see ``KafkaConsumer/isStale(_:generation:)``).
-    let generation: UInt64
     private let consumer: KafkaConsumer
     private let state: Mutex<State>
 
@@ -40,12 +38,10 @@ final class PartitionProgress: Sendable {
         /// Whether the halting record is durable with everything before it (the halt is in effect).
         var haltReached = false
         var haltWaiter: CheckedContinuation<Bool, Never>?
-        var storeError: (any Error)?
     }
 
-    init(partition: KafkaTopicPartition, generation: UInt64, consumer: KafkaConsumer) {
+    init(partition: KafkaTopicPartition, consumer: KafkaConsumer) {
         self.partition = partition
-        self.generation = generation
         self.consumer = consumer
         self.state = Mutex(State())
     }
@@ -55,9 +51,6 @@ final class PartitionProgress: Sendable {
 
     /// The offset the partition is halted or halting at, if any.
     var haltOffset: Int64? { state.withLock { $0.haltAt } }
-
-    /// Whether records wait for an outcome (a send in flight, a handler).
-    var hasPending: Bool { state.withLock { $0.head < $0.pending.count } }
 
     /// Hands over the records of one run: `pending` (in offset order, all below `processedThrough`) wait for
     /// their outcome; every other record below `processedThrough` is complete. `haltAt`: the run stopped at a
@@ -155,8 +148,8 @@ final class PartitionProgress: Sendable {
                 try consumer.storeOffset(partition, nextOffset: watermark)
                 s.stored = watermark
             } catch {
-                // Revoked meanwhile: its new owner reads these records again (at-least-once).
-                s.storeError = error
+                // The partition was revoked meanwhile (`storeOffset` refuses an unassigned one): its new owner
+                // reads these records again (at-least-once).
             }
         }
         if let front, front.halts, front.done, !s.haltReached {

@@ -96,10 +96,7 @@ struct RecordLoop {
             completed += try lane.process(records[i..<j], loop: self)
         }
         for lane in touched { lane.flushMetrics(worker.metrics) }
-        let elapsed = start.duration(to: .now)
-        let (seconds, attoseconds) = elapsed.components
-        let perRecord = (Double(seconds) + Double(attoseconds) * 1e-18) / Double(max(records.count, 1))
-        worker.metrics.processing.labels().observe(perRecord, count: records.count)
+        worker.metrics.processing.labels().observe(start.duration(to: .now) / max(records.count, 1), count: records.count)
         if completed > 0 { worker.handled.add(completed, ordering: .relaxed) }
         return effects.isAbandoned ? .abandoned : .done
     }
@@ -114,7 +111,7 @@ struct RecordLoop {
             logger.warning("record from a topic that is not configured", ["kafka.topic": record.topic])
             return nil
         }
-        let progress = PartitionProgress(partition: tp, generation: generation, consumer: consumer)
+        let progress = PartitionProgress(partition: tp, consumer: consumer)
         worker.register(progress)
         let lane = Lane(
             partition: tp, topic: topic, progress: progress,

@@ -23,21 +23,16 @@ public final class Histogram: Sendable {
     /// A value lands in the first bucket whose upper bound is `>=` it; larger values and NaN land only in
     /// `+Inf` (NaN also makes the sum NaN, as in the Prometheus Go client).
     public func observe(_ value: Double) {
-        let index = bucketIndex(value)
-        state.withLock { state in
-            state.counts[index] &+= 1
-            state.sum += value
-            state.count &+= 1
-        }
+        observe(value, count: 1)
     }
 
-    /// Records a duration, in seconds.
-    public func observe(_ duration: Duration) {
+    /// Records a duration, in seconds; `count` times at once (a batch's mean time per record) under one lock.
+    public func observe(_ duration: Duration, count: Int = 1) {
         let (seconds, attoseconds) = duration.components
-        observe(Double(seconds) + Double(attoseconds) * 1e-18)
+        observe(Double(seconds) + Double(attoseconds) * 1e-18, count: count)
     }
 
-    /// Records `count` observations of the same value at once (a batch's mean time per record), under one lock.
+    /// Records `count` observations of the same value at once, under one lock.
     public func observe(_ value: Double, count: Int) {
         guard count > 0 else { return }
         let index = bucketIndex(value)
