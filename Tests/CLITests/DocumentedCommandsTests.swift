@@ -161,22 +161,11 @@ import Testing
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 do {
-                    let process = Process()
-                    process.executableURL = URL(fileURLWithPath: "/bin/bash")
-                    process.arguments = ["-c", line]
-                    process.currentDirectoryURL = cwd
                     var environment = ProcessInfo.processInfo.environment
                     environment["PATH"] = CLI.binary.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
                     environment["HOME"] = home.path
-                    process.environment = environment
-                    let pipe = Pipe()
-                    process.standardOutput = pipe
-                    process.standardError = pipe
-                    process.standardInput = FileHandle.nullDevice
-                    try process.run()
-                    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                    process.waitUntilExit()
-                    continuation.resume(returning: (process.terminationStatus, String(decoding: data, as: UTF8.self)))
+                    let result = try awaitTool("/bin/bash", ["-c", line], cwd: cwd, environment: environment)
+                    continuation.resume(returning: (result.status, result.stdout))
                 } catch {
                     continuation.resume(throwing: error)
                 }

@@ -436,18 +436,3 @@ import Testing
         #expect(plain.stdout == "switchyard 0.1.0 (librdkafka \(o["librdkafka"] as! String))\n")
     }
 }
-
-/// `runTool` from a synchronous test.
-func awaitTool(_ path: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = out
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self), "")
-}

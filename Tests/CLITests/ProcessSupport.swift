@@ -50,6 +50,26 @@ func runTool(_ path: String, _ arguments: [String], input: URL? = nil, output: U
     }
 }
 
+/// Runs an executable to completion on the calling thread, stdout and stderr together in `stdout` (stderr is
+/// empty), stdin closed; in `cwd` and with `environment` when given.
+func awaitTool(
+    _ path: String, _ arguments: [String], cwd: URL? = nil, environment: [String: String]? = nil
+) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    if let cwd { process.currentDirectoryURL = cwd }
+    if let environment { process.environment = environment }
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = out
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self), "")
+}
+
 /// `switchyard broker` as a child process, stopped with SIGTERM.
 final class BrokerProcess: @unchecked Sendable {
     // @unchecked: Process is not Sendable; a test touches it from one task at a time.
