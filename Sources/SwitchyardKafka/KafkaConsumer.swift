@@ -561,14 +561,19 @@ public final class KafkaConsumer: Sendable {
             if paused.isEmpty {
                 buffer.append(contentsOf: records)
             } else {
+                // One chunk for what is delivered, as without a pause (a chunk per record would make every
+                // hand-over a single record while any partition is halted).
+                var delivered: [KafkaRecord] = []
+                delivered.reserveCapacity(records.count)
                 for record in records {
                     let partition = record.topicPartition
                     if paused.contains(partition) {
                         heldBack[partition, default: []].append(record)
                     } else {
-                        buffer.append(record)
+                        delivered.append(record)
                     }
                 }
+                buffer.append(contentsOf: delivered)
             }
             return wakeWaiter()
         }
@@ -625,9 +630,7 @@ public final class KafkaConsumer: Sendable {
                 paused.remove(partition)
                 // Resumed inside librdkafka by the caller: no longer paused for backpressure either.
                 flowPaused.remove(partition)
-                for record in heldBack.removeValue(forKey: partition) ?? [] {
-                    buffer.append(record)
-                }
+                buffer.append(contentsOf: heldBack.removeValue(forKey: partition) ?? [])
             }
             return wakeWaiter()
         }
@@ -721,18 +724,10 @@ struct RecordQueue {
 
     var isEmpty: Bool { count == 0 }
 
-    mutating func append(_ record: KafkaRecord) {
-        append(contentsOf: [record])
-    }
-
     mutating func append(contentsOf records: [KafkaRecord]) {
         guard !records.isEmpty else { return }
         chunks.append(records)
         count += records.count
-    }
-
-    mutating func popFirst() -> KafkaRecord? {
-        popFirst(1).first
     }
 
     /// Up to `max` records from the front, in order: the first chunk's unread records (at most `max`).
