@@ -254,6 +254,7 @@ def run_worker(out, label, argv, config, topic, records, dead_letters, timeout, 
         else:
             if first is None and handled > 0:
                 first = now
+                first_cpu, _ = proc_snapshot(proc.pid)
             if handled >= records and dead >= dead_letters:
                 done = now
                 cpu, hwm = proc_snapshot(proc.pid)
@@ -276,7 +277,7 @@ def run_worker(out, label, argv, config, topic, records, dead_letters, timeout, 
             result["steadyRate"] = handled / max(elapsed - (first - started), 1e-9)
         return result
     result.update(steadyRate=records / max(done - first, 1e-9), startRate=records / (done - started),
-                  firstSeconds=first - started, doneSeconds=done - started)
+                  firstSeconds=first - started, doneSeconds=done - started, steadyCPUSeconds=cpu - first_cpu)
     return result
 
 
@@ -359,6 +360,8 @@ def summarize(runs):
     s = {"rounds": len(runs), "completedRounds": len(ok),
          "steadyRate": best(runs, "steadyRate"), "startRate": best(runs, "startRate"),
          "cpuMicrosPerRecord": best([dict(r, c=r["cpuSeconds"] / r["records"] * 1e6) for r in runs if r.get("cpuSeconds") is not None], "c", lowest=True),
+         # CPU between the first record and all handled (startup and the group join left out); the worker only.
+         "steadyCpuMicrosPerRecord": best([dict(r, c=r["steadyCPUSeconds"] / r["records"] * 1e6) for r in runs if r.get("steadyCPUSeconds") is not None], "c", lowest=True),
          "peakRSSMiB": best([dict(r, m=r["peakRSSKiB"] / 1024) for r in runs if r.get("peakRSSKiB")], "m", lowest=True),
          "deadLetters": best(runs, "deadLetters"),
          "errors": [r["error"] for r in runs if r.get("error")]}
@@ -592,6 +595,10 @@ def report(out, runs, settings, machine):
         if "partialStartRate" in s:
             print(f"  {name}: no complete round; best partial: start->now {s['partialStartRate']:,.0f}/s, "
                   f"first->now {s['partialSteadyRate']:,.0f}/s")
+
+    if sy.get("steadyCpuMicrosPerRecord") is not None:
+        print(f"switchyard CPU from its first record to all handled (no start-up, no group join): "
+              f"{sy['steadyCpuMicrosPerRecord']:.2f} µs/rec")
 
     ideal = partitions * 1000 / handler_ms
     targets = [
