@@ -232,7 +232,7 @@ final class Lane {
 
         for record in run {
             records += 1
-            let decoded = codec.decode(record.value)
+            let decoded = record.withUnsafeValue { codec.decode($0) }
             var facts = RecordFacts(
                 outcome: RecordFacts.Outcome(decoded.outcome), onFailure: configuration.onFailure,
                 republishes: configuration.republishTo != nil)
@@ -366,10 +366,14 @@ final class Lane {
         if handlerLanes.isEmpty {
             handlerLanes = (0..<count).map { _ in HandlerLane(progress: progress, effects: effects) }
         }
-        guard count > 1, let key = record.key else { return handlerLanes[0] }
-        var hasher = Hasher()
-        key.withUnsafeBytes { hasher.combine(bytes: $0) }
-        return handlerLanes[Int(UInt(bitPattern: hasher.finalize()) % UInt(count))]
+        guard count > 1, let hash = record.withUnsafeKey({ key in
+            key.map { key in
+                var hasher = Hasher()
+                hasher.combine(bytes: key)
+                return hasher.finalize()
+            }
+        }) else { return handlerLanes[0] }
+        return handlerLanes[Int(UInt(bitPattern: hash) % UInt(count))]
     }
 
     /// What republishing sends for this record.

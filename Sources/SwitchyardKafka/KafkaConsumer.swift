@@ -104,6 +104,7 @@ public final class KafkaConsumer: Sendable {
         let maxBatch = configuration.maxBatchRecords
         startDedicatedThread(name: "switchyard.kafka.consumer") {
             var fullSince: ContinuousClock.Instant?
+            var topicNames = RDKafkaTopicNames()
             while !signal.isStopRequested {
                 // Seeks run here, between polls, so no record fetched before the seek is in flight.
                 for request in shared.state.withLock({ $0.takeSeekRequests() }) {
@@ -141,7 +142,7 @@ public final class KafkaConsumer: Sendable {
                 var error: KafkaError?
                 var timeout: Int32 = 100
                 drain: while batch.count < maxBatch {
-                    switch client.consumerPoll(timeoutMilliseconds: timeout) {
+                    switch client.consumerPoll(timeoutMilliseconds: timeout, topicNames: &topicNames) {
                     case .none:
                         break drain
                     case .record(let record):

@@ -38,6 +38,11 @@ public struct KafkaHeader: Hashable, Sendable {
 }
 
 /// A record read by the consumer.
+///
+/// Key, value and headers live in one immutable allocation (``KafkaRecordBytes``), made once on the poll thread:
+/// copying a record retains one object, and the hot path reads the value in place
+/// (``withUnsafeValue(_:)``). ``key``, ``value`` and ``headers`` return copies; setting one makes a new
+/// allocation for this record only.
 public struct KafkaRecord: Hashable, Sendable, CustomStringConvertible {
     /// Where the record came from.
     public var topic: String
@@ -45,14 +50,10 @@ public struct KafkaRecord: Hashable, Sendable, CustomStringConvertible {
     public var partition: Int32
     /// The record's offset in its partition.
     public var offset: Int64
-    /// The key bytes, `nil` when the record has no key.
-    public var key: [UInt8]?
-    /// The value bytes, `nil` for a tombstone.
-    public var value: [UInt8]?
-    /// The headers, in wire order, duplicates kept.
-    public var headers: [KafkaHeader]
     /// The record timestamp in milliseconds since the Unix epoch, `nil` when the broker sent none.
     public var timestampMilliseconds: Int64?
+    /// Key, value and headers.
+    public private(set) var bytes: KafkaRecordBytes
 
     public init(
         topic: String,
@@ -63,14 +64,59 @@ public struct KafkaRecord: Hashable, Sendable, CustomStringConvertible {
         headers: [KafkaHeader] = [],
         timestampMilliseconds: Int64? = nil
     ) {
+        let bytes = key.withOptionalBytes { key in
+            value.withOptionalBytes { value in
+                KafkaRecordBytes(key: key, value: value, headers: headers.map { (Array($0.name.utf8), $0.value) })
+            }
+        }
+        self.init(topic: topic, partition: partition, offset: offset, bytes: bytes, timestampMilliseconds: timestampMilliseconds)
+    }
+
+    /// A record whose key, value and headers are already in one allocation.
+    public init(topic: String, partition: Int32, offset: Int64, bytes: KafkaRecordBytes, timestampMilliseconds: Int64?) {
         self.topic = topic
         self.partition = partition
         self.offset = offset
-        self.key = key
-        self.value = value
-        self.headers = headers
+        self.bytes = bytes
         self.timestampMilliseconds = timestampMilliseconds
     }
+
+    /// The key bytes, `nil` when the record has no key (a copy; ``withUnsafeKey(_:)`` reads in place).
+    public var key: [UInt8]? {
+        get { bytes.withUnsafeKey { $0.map(Array.init) } }
+        set { bytes = bytes.withUnsafeValue { value in newValue.withOptionalBytes { KafkaRecordBytes(key: $0, value: value, headers: bytes.rawHeaders) } } }
+    }
+
+    /// The value bytes, `nil` for a tombstone (a copy; ``withUnsafeValue(_:)`` reads in place).
+    public var value: [UInt8]? {
+        get { bytes.withUnsafeValue { $0.map(Array.init) } }
+        set { bytes = bytes.withUnsafeKey { key in newValue.withOptionalBytes { KafkaRecordBytes(key: key, value: $0, headers: bytes.rawHeaders) } } }
+    }
+
+    /// The headers, in wire order, duplicates kept (a copy).
+    public var headers: [KafkaHeader] {
+        get { bytes.headers }
+        set {
+            bytes = bytes.withUnsafeKey { key in
+                bytes.withUnsafeValue { value in
+                    KafkaRecordBytes(key: key, value: value, headers: newValue.map { (Array($0.name.utf8), $0.value) })
+                }
+            }
+        }
+    }
+
+    /// Calls `body` with the value bytes in place (`nil` for a tombstone); they are valid only inside `body`.
+    public func withUnsafeValue<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        try bytes.withUnsafeValue(body)
+    }
+
+    /// Calls `body` with the key bytes in place (`nil` without a key); they are valid only inside `body`.
+    public func withUnsafeKey<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        try bytes.withUnsafeKey(body)
+    }
+
+    /// The value's size in bytes, `nil` for a tombstone.
+    public var valueCount: Int? { bytes.valueCount }
 
     /// The topic and partition.
     public var topicPartition: KafkaTopicPartition { KafkaTopicPartition(topic: topic, partition: partition) }
@@ -81,10 +127,178 @@ public struct KafkaRecord: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether this is a tombstone (null value).
-    public var isTombstone: Bool { value == nil }
+    public var isTombstone: Bool { bytes.valueCount == nil }
 
     /// Position only: record contents may hold personal data and never go to logs.
     public var description: String { "KafkaRecord(\(topic)/\(partition)@\(offset))" }
+}
+
+/// A record's key, value and headers in one immutable allocation (the object and its bytes together): key,
+/// value, then per header its name length (4 bytes), name, value length (4 bytes, -1 for a null value) and value.
+final class KafkaRecordStorage: ManagedBuffer<KafkaRecordStorage.Layout, UInt8> {
+
+    /// Where things are in the bytes; -1 for an absent key or a null value (a tombstone).
+    struct Layout {
+        let keyCount: Int32
+        let headerCount: Int32
+        let valueCount: Int
+        let size: Int
+        var headersStart: Int { max(Int(keyCount), 0) + max(valueCount, 0) }
+    }
+
+    /// Copies key, value and headers (name bytes and value) into one allocation.
+    static func make<Headers: Collection>(
+        key: UnsafeRawBufferPointer?, value: UnsafeRawBufferPointer?, headers: Headers
+    ) -> KafkaRecordStorage where Headers.Element == ([UInt8], [UInt8]?) {
+        var size = 0
+        for (name, value) in headers { size += 8 + name.count + (value?.count ?? 0) }
+        let bytes = begin(key: key, value: value, headerCount: headers.count, headerBytes: size)
+        var cursor = bytes.header.headersStart
+        for (name, value) in headers {
+            cursor = name.withUnsafeBytes { name in
+                value.withOptionalBytes { bytes.appendHeader(at: cursor, name: name, value: $0) }
+            }
+        }
+        return bytes
+    }
+
+    /// An allocation holding key and value, with room for `headerBytes` bytes of headers, which are then
+    /// written with ``appendHeader(at:name:value:)`` (8 bytes plus name and value each) before it is shared.
+    static func begin(key: UnsafeRawBufferPointer?, value: UnsafeRawBufferPointer?, headerCount: Int, headerBytes: Int) -> KafkaRecordStorage {
+        let layout = Layout(
+            keyCount: key.map { Int32($0.count) } ?? -1, headerCount: Int32(headerCount), valueCount: value?.count ?? -1,
+            size: (key?.count ?? 0) + (value?.count ?? 0) + headerBytes)
+        let bytes = unsafeDowncast(create(minimumCapacity: layout.size) { _ in layout }, to: KafkaRecordStorage.self)
+        bytes.withUnsafeMutablePointerToElements { base in
+            var cursor = 0
+            if let key, key.count > 0 { UnsafeMutableRawPointer(base).copyMemory(from: key.baseAddress!, byteCount: key.count); cursor += key.count }
+            if let value, value.count > 0 { UnsafeMutableRawPointer(base + cursor).copyMemory(from: value.baseAddress!, byteCount: value.count) }
+        }
+        return bytes
+    }
+
+    /// Writes one header at byte `cursor` (while the allocation is being made); returns the next cursor.
+    /// A nil `value` is a null header value.
+    func appendHeader(at cursor: Int, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?) -> Int {
+        withUnsafeMutablePointerToElements { base in
+            let raw = UnsafeMutableRawPointer(base)
+            var cursor = cursor
+            raw.storeBytes(of: UInt32(name.count), toByteOffset: cursor, as: UInt32.self)
+            cursor += 4
+            if name.count > 0 { (raw + cursor).copyMemory(from: name.baseAddress!, byteCount: name.count) }
+            cursor += name.count
+            raw.storeBytes(of: value.map { Int32($0.count) } ?? -1, toByteOffset: cursor, as: Int32.self)
+            cursor += 4
+            if let value, value.count > 0 { (raw + cursor).copyMemory(from: value.baseAddress!, byteCount: value.count) }
+            return cursor + (value?.count ?? 0)
+        }
+    }
+
+    var valueCount: Int? { header.valueCount < 0 ? nil : header.valueCount }
+
+    /// All the bytes, valid inside `body`.
+    private func withAll<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let size = header.size
+        return try withUnsafeMutablePointerToElements { try body(UnsafeRawBufferPointer(start: $0, count: size)) }
+    }
+
+    func withUnsafeKey<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        let count = Int(header.keyCount)
+        guard count >= 0 else { return try body(nil) }
+        return try withAll { try body(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+    }
+
+    func withUnsafeValue<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        let layout = header
+        guard layout.valueCount >= 0 else { return try body(nil) }
+        let start = max(Int(layout.keyCount), 0)
+        return try withAll { try body(UnsafeRawBufferPointer(rebasing: $0[start..<(start + layout.valueCount)])) }
+    }
+
+    /// Every header as (name bytes, value), in order.
+    var rawHeaders: [([UInt8], [UInt8]?)] {
+        let layout = header
+        return withAll { all in
+            var result: [([UInt8], [UInt8]?)] = []
+            result.reserveCapacity(Int(layout.headerCount))
+            var cursor = layout.headersStart
+            for _ in 0..<layout.headerCount {
+                let nameCount = Int(all.loadUnaligned(fromByteOffset: cursor, as: UInt32.self))
+                cursor += 4
+                let name = Array(all[cursor..<(cursor + nameCount)])
+                cursor += nameCount
+                let valueCount = Int(all.loadUnaligned(fromByteOffset: cursor, as: Int32.self))
+                cursor += 4
+                if valueCount < 0 {
+                    result.append((name, nil))
+                } else {
+                    result.append((name, Array(all[cursor..<(cursor + valueCount)])))
+                    cursor += valueCount
+                }
+            }
+            return result
+        }
+    }
+
+    /// The headers, decoded (names as UTF-8, invalid bytes repaired).
+    var headers: [KafkaHeader] {
+        rawHeaders.map { KafkaHeader(name: String(decoding: $0.0, as: UTF8.self), value: $0.1) }
+    }
+
+    func isEqual(to rhs: KafkaRecordStorage) -> Bool {
+        let lhs = self
+        if lhs === rhs { return true }
+        let (l, r) = (lhs.header, rhs.header)
+        guard l.keyCount == r.keyCount, l.valueCount == r.valueCount, l.headerCount == r.headerCount, l.size == r.size else { return false }
+        return lhs.withAll { a in rhs.withAll { b in a.elementsEqual(b) } }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(header.keyCount)
+        hasher.combine(header.valueCount)
+        withAll { hasher.combine(bytes: $0) }
+    }
+}
+
+/// A record's key, value and headers in one immutable allocation, made once and shared by every copy of the
+/// record.
+public struct KafkaRecordBytes: Hashable, @unchecked Sendable {
+    // @unchecked: the storage is immutable once made (its bytes are written before it is shared).
+    let storage: KafkaRecordStorage
+
+    init(_ storage: KafkaRecordStorage) {
+        self.storage = storage
+    }
+
+    /// Copies key, value and headers (name bytes and value) into one allocation.
+    public init<Headers: Collection>(
+        key: UnsafeRawBufferPointer?, value: UnsafeRawBufferPointer?, headers: Headers
+    ) where Headers.Element == ([UInt8], [UInt8]?) {
+        storage = KafkaRecordStorage.make(key: key, value: value, headers: headers)
+    }
+
+    /// The value's size in bytes, `nil` for a tombstone.
+    public var valueCount: Int? { storage.valueCount }
+    /// The headers, decoded (names as UTF-8, invalid bytes repaired).
+    public var headers: [KafkaHeader] { storage.headers }
+    /// Every header as (name bytes, value), in order.
+    public var rawHeaders: [([UInt8], [UInt8]?)] { storage.rawHeaders }
+
+    /// Calls `body` with the key bytes in place (`nil` without a key).
+    public func withUnsafeKey<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R { try storage.withUnsafeKey(body) }
+    /// Calls `body` with the value bytes in place (`nil` for a tombstone).
+    public func withUnsafeValue<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R { try storage.withUnsafeValue(body) }
+
+    public static func == (lhs: KafkaRecordBytes, rhs: KafkaRecordBytes) -> Bool { lhs.storage.isEqual(to: rhs.storage) }
+    public func hash(into hasher: inout Hasher) { storage.hash(into: &hasher) }
+}
+
+extension Optional where Wrapped == [UInt8] {
+    /// Calls `body` with the array's bytes, or nil.
+    func withOptionalBytes<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        guard let self else { return try body(nil) }
+        return try self.withUnsafeBytes { try body($0) }
+    }
 }
 
 /// A record to produce.

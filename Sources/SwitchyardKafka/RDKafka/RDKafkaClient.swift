@@ -204,14 +204,14 @@ final class RDKafkaClient: @unchecked Sendable {
 
     /// Polls the consumer queue, blocking up to `timeoutMilliseconds`; serves rebalance, error and statistics
     /// callbacks on the calling thread. Must run on the dedicated poll thread.
-    func consumerPoll(timeoutMilliseconds: Int32) -> RDKafkaPollResult? {
+    func consumerPoll(timeoutMilliseconds: Int32, topicNames: inout RDKafkaTopicNames) -> RDKafkaPollResult? {
         guard let message = rd_kafka_consumer_poll(handle, timeoutMilliseconds) else { return nil }
         defer { rd_kafka_message_destroy(message) }
-        return pollResult(message)
+        return pollResult(message, topicNames: &topicNames)
     }
 
     /// A polled message as a record or an error; the caller destroys the message.
-    func pollResult(_ message: UnsafeMutablePointer<rd_kafka_message_t>) -> RDKafkaPollResult {
+    func pollResult(_ message: UnsafeMutablePointer<rd_kafka_message_t>, topicNames: inout RDKafkaTopicNames) -> RDKafkaPollResult {
         let m = message.pointee
         guard m.err == RD_KAFKA_RESP_ERR_NO_ERROR else {
             var context = "consumer error"
@@ -226,20 +226,31 @@ final class RDKafkaClient: @unchecked Sendable {
             }
             return .error(KafkaError.rdKafka(m.err, code: .consumer, context: context))
         }
-        let topic = m.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
-        let key = m.key.map { Array(UnsafeRawBufferPointer(start: $0, count: m.key_len)) }
-        let value = m.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: m.len)) }
-        var headers: [KafkaHeader] = []
+        let topic = m.rkt.map { topicNames.name(of: $0) } ?? ""
+        // One allocation for key, value and headers: the headers are walked twice, to size it, then to copy.
         var hdrs: OpaquePointer?
-        if rd_kafka_message_headers(message, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR, let hdrs {
-            var index = 0
-            var name: UnsafePointer<CChar>?
-            var valuePointer: UnsafeRawPointer?
-            var size = 0
-            while rd_kafka_header_get_all(hdrs, index, &name, &valuePointer, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
-                let headerValue = valuePointer.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) }
-                headers.append(KafkaHeader(name: name.map { String(cString: $0) } ?? "", value: headerValue))
-                index += 1
+        var headerCount = 0
+        var headerBytes = 0
+        if rd_kafka_message_headers(message, &hdrs) != RD_KAFKA_RESP_ERR_NO_ERROR { hdrs = nil }
+        var name: UnsafePointer<CChar>?
+        var valuePointer: UnsafeRawPointer?
+        var size = 0
+        if let hdrs {
+            while rd_kafka_header_get_all(hdrs, headerCount, &name, &valuePointer, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
+                headerBytes += 8 + (name.map { strlen($0) } ?? 0) + (valuePointer == nil ? 0 : size)
+                headerCount += 1
+            }
+        }
+        let bytes = KafkaRecordStorage.begin(
+            key: m.key.map { UnsafeRawBufferPointer(start: $0, count: m.key_len) },
+            value: m.payload.map { UnsafeRawBufferPointer(start: $0, count: m.len) },
+            headerCount: headerCount, headerBytes: headerBytes)
+        if let hdrs {
+            var cursor = bytes.header.headersStart
+            for index in 0..<headerCount where rd_kafka_header_get_all(hdrs, index, &name, &valuePointer, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
+                cursor = bytes.appendHeader(
+                    at: cursor, name: UnsafeRawBufferPointer(start: name, count: name.map { strlen($0) } ?? 0),
+                    value: valuePointer.map { UnsafeRawBufferPointer(start: $0, count: size) })
             }
         }
         var timestampType = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
@@ -249,9 +260,7 @@ final class RDKafkaClient: @unchecked Sendable {
                 topic: topic,
                 partition: m.partition,
                 offset: m.offset,
-                key: key,
-                value: value,
-                headers: headers,
+                bytes: KafkaRecordBytes(bytes),
                 timestampMilliseconds: timestampType == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : timestamp
             )
         )
@@ -608,5 +617,24 @@ extension String {
     /// The NUL-terminated text in a C character buffer.
     init(cBuffer: [CChar]) {
         self = String(decoding: cBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// The topic name of polled messages, kept by one poll loop: the previous name again while the topic does not
+/// change (compared by bytes, not by pointer: a freed topic's address can be reused), so consecutive records
+/// share one String and none is made per record.
+struct RDKafkaTopicNames {
+    private var name = ""
+    private var bytes: [UInt8] = []
+
+    mutating func name(of rkt: OpaquePointer) -> String {
+        guard let cName = rd_kafka_topic_name(rkt) else { return "" }
+        let length = strlen(cName)
+        if bytes.count == length, bytes.withUnsafeBytes({ length == 0 || memcmp($0.baseAddress!, cName, length) == 0 }) {
+            return name
+        }
+        name = String(cString: cName)
+        bytes = Array(UnsafeRawBufferPointer(start: cName, count: length))
+        return name
     }
 }

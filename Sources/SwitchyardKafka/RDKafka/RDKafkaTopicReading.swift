@@ -50,7 +50,8 @@ extension RDKafkaClient {
         if m.err == RD_KAFKA_RESP_ERR__PARTITION_EOF, let rkt = m.rkt {
             return .endOfPartition(KafkaTopicPartition(topic: String(cString: rd_kafka_topic_name(rkt)), partition: m.partition), offset: m.offset)
         }
-        switch pollResult(message) {
+        var topicNames = RDKafkaTopicNames()
+        switch pollResult(message, topicNames: &topicNames) {
         case .record(let record): return .record(record)
         case .error(let error): return .error(error)
         }
