@@ -15,6 +15,19 @@ public struct JSONObject: Encodable, Sendable {
             // Only non-finite floats fail to encode; show them as null rather than lose the key.
             bytes = Array("null".utf8)
         }
+        put(key, bytes)
+    }
+
+    /// Sets `key` to a string: quoted directly, without an encoder (log lines and status documents are
+    /// mostly strings).
+    public mutating func set(_ key: String, _ value: String) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(value.utf8.count + 2)
+        JSONString.appendQuoted(value, to: &bytes)
+        put(key, bytes)
+    }
+
+    private mutating func put(_ key: String, _ bytes: [UInt8]) {
         if let i = keys.firstIndex(of: key) {
             values[i] = bytes
         } else {

@@ -228,6 +228,24 @@ import Testing
         #expect(o.text == #"{"z":2,"a":"x","m":[1,2]}"#)
     }
 
+    @Test("a string value is written as the encoder writes it: escapes, control characters, non-ASCII")
+    func jsonObjectStringsMatchTheEncoder() throws {
+        let strings = ["", "plain", "quote \" and \\ backslash", "tab\tnew\nline\r", "\u{0}\u{1F}\u{7F}", "grüße 🇨🇭", "</script>"]
+        for string in strings {
+            var direct = JSONObject()
+            direct.set("k", string)
+            var generic = JSONObject()
+            generic.set("k", Optional(string))
+            #expect(direct.text == generic.text)
+            #expect(direct.bytes == Array("{\"k\":".utf8) + (try CanonicalJSONEncoder().encode(string)) + [UInt8(ascii: "}")])
+        }
+        var replaced = JSONObject()
+        replaced.set("a", "first")
+        replaced.set("b", 1)
+        replaced.set("a", "second")
+        #expect(replaced.text == #"{"a":"second","b":1}"#)
+    }
+
     @Test func decimalComparisonIsExact() {
         #expect(DecimalText(Array("100".utf8)) == DecimalText(Array("1e2".utf8)))
         #expect(DecimalText(Array("1.10".utf8)) == DecimalText(Array("1.1".utf8)))
