@@ -47,7 +47,8 @@ struct RecordLoop {
     }
 
     mutating func run() async throws {
-        for try await batch in consumer.batches {
+        var batches = consumer.batches.makeAsyncIterator()
+        while var batch = try await batches.next() {
             let proceed = worker.stopSignal.withLock { s -> Bool in
                 if s.requested || Task.isCancelled { return false }
                 s.busy = true
@@ -55,6 +56,7 @@ struct RecordLoop {
             }
             guard proceed else { break }
             let outcome = try await process(batch)
+            consumer.recycle(&batch)
             let stop = worker.stopSignal.withLock { s -> Bool in
                 s.busy = false
                 return s.requested

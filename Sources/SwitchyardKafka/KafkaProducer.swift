@@ -65,7 +65,7 @@ public final class KafkaProducer: Sendable {
         let client = self.client
         let signal = PollThreadSignal()
         state.withLock { $0.started(signal: signal) }
-        startDedicatedThread(name: "switchyard.kafka.producer") {
+        startDedicatedThread(name: "kafka-producer") {
             while !signal.isStopRequested {
                 client.poll(timeoutMilliseconds: 100)
             }

@@ -1,12 +1,31 @@
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import Synchronization
 
-/// Starts a dedicated OS thread for blocking librdkafka polls (never the cooperative pool).
+/// Starts a dedicated OS thread for blocking librdkafka polls (never the cooperative pool), named `name` as the
+/// kernel sees it (`top -H`, `perf`, `/proc/PID/task/*/comm`: at most 15 bytes are kept).
 func startDedicatedThread(name: String, _ body: @escaping @Sendable () -> Void) {
-    let thread = Thread(block: body)
+    // Set from inside the thread: a name given before the start (Foundation's Thread.name) never reached the
+    // kernel, so the poll threads showed up under the name of the pool thread that started them.
+    let thread = Thread {
+        nameCurrentThread(name)
+        body()
+    }
     thread.name = name
     thread.start()
+}
+
+/// The kernel's name of the calling thread (what pthread_setname_np does, which Swift's Glibc module does not
+/// export). Best effort: a name is for observability, so a failure here is not an error.
+private func nameCurrentThread(_ name: String) {
+    let fd = open("/proc/thread-self/comm", O_WRONLY)
+    guard fd >= 0 else { return }
+    defer { close(fd) }
+    let bytes = Array(name.utf8.prefix(15))
+    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
 }
 
 /// Runs a blocking call on a Dispatch worker thread, off the cooperative pool, and awaits its result.

@@ -74,6 +74,25 @@ struct HTTPServerTests {
         #expect(response.headers["allow"] == "GET, HEAD")
     }
 
+    @Test("keep-alive: several GETs on one connection are all answered on it, and it stays open")
+    func keepAlive() throws {
+        let server = try HTTPServer.start(host: "127.0.0.1", port: 0, routes: Self.routes())
+        let connection = try RawConnection(port: server.port, receiveTimeout: .seconds(2))
+        // Three requests in one write (pipelined), then one more after the answers: every answer comes back on
+        // this connection, and the server does not close it (the read ends on the receive timeout).
+        connection.send(String(repeating: "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", count: 3))
+        var (bytes, closed) = connection.readToEnd()
+        #expect(!closed, "the server closed a keep-alive connection")
+        connection.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        let more = connection.readToEnd()
+        bytes += more.bytes
+        closed = more.closed
+        #expect(!closed, "the server closed a keep-alive connection")
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.components(separatedBy: "HTTP/1.1 200 OK").count - 1 == 4, "\(text)")
+        #expect(!text.lowercased().contains("connection: close"))
+    }
+
     @Test("a GET with a body (Content-Length or chunked) is 413 and the body is never read")
     func bodyRejected() throws {
         let server = try HTTPServer.start(host: "127.0.0.1", port: 0, routes: Self.routes())

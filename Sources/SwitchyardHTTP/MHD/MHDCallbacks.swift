@@ -41,18 +41,31 @@ let mhdLog: MHD_LogCallback = {
     Unmanaged<MHDContext>.fromOpaque(context).takeUnretainedValue().log(line)
 }
 
-/// MHD_AccessHandlerCallback: called once the request line and headers are in, before any body. Every
-/// request is answered right then, so a body is never read (the connection is closed after the answer).
+/// MHD_AccessHandlerCallback: called once the request line and headers are in (`*requestState` is nil), then
+/// once the request is complete. A method other than GET and HEAD, or a request that announces a body, is
+/// refused on the first call, so a body is never read (and the connection is closed after the answer). Any
+/// other request is answered on the second call: libmicrohttpd keeps a connection alive only for a response
+/// queued once the request is complete, and a new TCP connection per scrape cost more than rendering `/metrics`.
 let mhdAccessHandler: MHD_AccessHandlerCallback = {
-    context, connection, url, method, _, _, _, _ in
-    guard let context, let connection, let url, let method else { return .NO }
+    context, connection, url, methodName, _, _, _, requestState in
+    guard let context, let connection, let url, let methodName, let requestState else { return .NO }
+    let method = String(cString: methodName)
+    if requestState.pointee == nil {
+        if let refusal = refusal(connection: connection, method: method) {
+            return queue(refusal, on: connection)
+        }
+        // Any non-nil marker; libmicrohttpd only hands it back. Nothing is allocated, so nothing is freed.
+        requestState.pointee = UnsafeMutableRawPointer(connection)
+        return .YES
+    }
     let routes = Unmanaged<MHDContext>.fromOpaque(context).takeUnretainedValue().routes
-    let response = respond(
-        connection: connection, method: String(cString: method), path: String(cString: url), routes: routes)
+    let response = respond(connection: connection, method: method, path: String(cString: url), routes: routes)
     return queue(response, on: connection)
 }
 
-private func respond(connection: OpaquePointer, method: String, path: String, routes: HTTPRoutes) -> HTTPResponse {
+/// The answer to a request refused from its request line and headers alone (a method other than GET and HEAD,
+/// or a body), or nil.
+private func refusal(connection: OpaquePointer, method: String) -> HTTPResponse? {
     guard method == "GET" || method == "HEAD" else {
         var response = HTTPResponse.text("method not allowed: only GET and HEAD\n", status: .methodNotAllowed)
         response.headers.append(("Allow", "GET, HEAD"))
@@ -61,6 +74,10 @@ private func respond(connection: OpaquePointer, method: String, path: String, ro
     if hasBody(connection) {
         return .text("request bodies are not accepted\n", status: .contentTooLarge)
     }
+    return nil
+}
+
+private func respond(connection: OpaquePointer, method: String, path: String, routes: HTTPRoutes) -> HTTPResponse {
     guard let handler = routes.handler(for: path) else {
         return .text("not found\n", status: .notFound)
     }
