@@ -269,6 +269,43 @@ struct KafkaIntegrationTests {
         await producer.close()
     }
 
+    @Test("a recycled batch is emptied, records kept from it stay intact after the poll thread frees it; the poll threads carry their names")
+    func recycleAndThreadNames() async throws {
+        let topic = unique("recycle")
+        let broker = try EmbeddedBroker.make(topics: [topic: 1])
+        let producer = try KafkaProducer.make(configuration: producerConfiguration(broker), logger: logger)
+        for i in 0..<3 {
+            _ = try await producer.send(KafkaProducerRecord(topic: topic, key: "k\(i)".bytes, value: "v\(i)".bytes))
+        }
+        let consumer = try KafkaConsumer.make(
+            configuration: consumerConfiguration(broker, group: unique("g"), topics: [topic]),
+            logger: logger
+        )
+        var batches = consumer.batches.makeAsyncIterator()
+        var kept: [KafkaRecord] = []
+        while kept.count < 3, var batch = try await batches.next() {
+            kept += batch.records
+            consumer.recycle(&batch)
+            #expect(batch.records.isEmpty)
+        }
+        // The poll thread frees what it was handed between two polls: this record arrives after that.
+        _ = try await producer.send(KafkaProducerRecord(topic: topic, key: "k3".bytes, value: "v3".bytes))
+        let later = try #require(try await batches.next())
+        #expect(later.records.map(\.offset) == [3])
+        #expect(kept.map(\.offset) == [0, 1, 2])
+        #expect(kept.map(\.key) == ["k0".bytes, "k1".bytes, "k2".bytes])
+        #expect(kept.map(\.value) == ["v0".bytes, "v1".bytes, "v2".bytes])
+
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
+        // A thread of another test may end between the listing and the read: its name is not needed.
+        let names = Set(tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        #expect(names.contains("kafka-consumer"), "\(names.sorted())")
+        #expect(names.contains("kafka-producer"), "\(names.sorted())")
+        await consumer.close()
+        await producer.close()
+    }
+
     @Test("consumer lag comes from librdkafka statistics; assignment changes are events")
     func lagAndEvents() async throws {
         let topic = unique("lag")
