@@ -273,7 +273,7 @@ final class Lane {
                 if hasHandlers, handler != nil || republish != nil {
                     // Through the handler lane, so effects keep the partition's (or the key's) order.
                     pending.append(record.offset)
-                    handlerItems.append(HandlerItem(record: record, type: type, handler: handler, republish: republish))
+                    handlerItems.append(HandlerItem(record: record.detached(), type: type, handler: handler, republish: republish))
                 } else if let republish {
                     pending.append(record.offset)
                     sends.append(republish)
@@ -288,7 +288,7 @@ final class Lane {
                     kind: action == .deadLetter ? .deadLetter(failure, halts: false) : .deadLetter(failure, halts: true),
                     topic: topic)
                 if hasHandlers {
-                    handlerItems.append(HandlerItem(record: record, type: failure.type ?? "", handler: nil, republish: dead))
+                    handlerItems.append(HandlerItem(record: record.detached(), type: failure.type ?? "", handler: nil, republish: dead))
                 } else {
                     sends.append(dead)
                 }
@@ -447,6 +447,7 @@ final class Lane {
 
 /// One handler call to make, then complete (or republish) its record.
 struct HandlerItem: Sendable {
+    /// Detached (``KafkaRecord/detached()``): a handler lane may keep it long after its batch.
     let record: KafkaRecord
     let type: String
     /// Nil for a record that only has something to send (a dead letter, a republish), queued here so that

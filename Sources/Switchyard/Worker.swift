@@ -328,7 +328,10 @@ public final class Worker: Sendable {
         let consumer: KafkaConsumer
         do {
             consumer = try KafkaConsumer.make(
-                configuration: KafkaConsumerConfiguration(groupID: configuration.groupId, topics: configuration.topicNames, kafka: kafka),
+                // Records keep librdkafka's messages: the loop is done with a batch before it asks for the next,
+                // and what outlives the batch (a handler's record) is detached.
+                configuration: KafkaConsumerConfiguration(
+                    groupID: configuration.groupId, topics: configuration.topicNames, kafka: kafka, keepsMessages: true),
                 logger: kafkaLogger, rebalanceListener: { [self] event in rebalanced(event) })
         } catch let error as KafkaError {
             await producer.close(timeout: .seconds(1))

@@ -112,6 +112,12 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
     /// ``prefetchKilobytes`` limit comes first). Default: 100,000 (librdkafka's): lower values hit the
     /// one-second fetch backoff described above while catching up.
     public var prefetchMinRecords: Int
+    /// Whether records keep librdkafka's message instead of a copy of key, value and headers: no allocation
+    /// or copy per record, and headers parsed only when read. Each kept record keeps its whole fetch response
+    /// in memory, so a reader that keeps records beyond the batch it is processing keeps
+    /// ``KafkaRecord/detached()`` copies (records held back for a paused partition are detached by the
+    /// consumer). Default: false.
+    public var keepsMessages: Bool
 
     /// Makes a configuration; every argument but the group and topics has the documented default.
     public init(
@@ -125,7 +131,8 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
         maxBufferedRecords: Int = 4000,
         maxBatchRecords: Int = 500,
         prefetchKilobytes: Int = 32768,
-        prefetchMinRecords: Int = 100_000
+        prefetchMinRecords: Int = 100_000,
+        keepsMessages: Bool = false
     ) {
         self.kafka = kafka
         self.groupID = groupID
@@ -138,6 +145,7 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
         self.maxBatchRecords = maxBatchRecords
         self.prefetchKilobytes = prefetchKilobytes
         self.prefetchMinRecords = prefetchMinRecords
+        self.keepsMessages = keepsMessages
     }
 
     public var description: String {

@@ -102,6 +102,7 @@ public final class KafkaConsumer: Sendable {
         let shared = self.shared
         let signal = self.signal
         let maxBatch = configuration.maxBatchRecords
+        let keepingMessages = configuration.keepsMessages
         startDedicatedThread(name: "kafka-consumer") {
             var fullSince: ContinuousClock.Instant?
             var topicNames = RDKafkaTopicNames()
@@ -146,7 +147,7 @@ public final class KafkaConsumer: Sendable {
                 var error: KafkaError?
                 var timeout: Int32 = 100
                 drain: while batch.count < maxBatch {
-                    switch client.consumerPoll(timeoutMilliseconds: timeout, topicNames: &topicNames) {
+                    switch client.consumerPoll(timeoutMilliseconds: timeout, topicNames: &topicNames, keepingMessages: keepingMessages) {
                     case .none:
                         break drain
                     case .record(let record):
@@ -585,7 +586,7 @@ public final class KafkaConsumer: Sendable {
                 for record in records {
                     let partition = record.topicPartition
                     if paused.contains(partition) {
-                        heldBack[partition, default: []].append(record)
+                        heldBack[partition, default: []].append(record.detached())
                     } else {
                         delivered.append(record)
                     }
@@ -637,8 +638,10 @@ public final class KafkaConsumer: Sendable {
             let set = Set(partitions)
             paused.formUnion(set)
             let held = buffer.removeAll { set.contains($0.topicPartition) }
+            // Detached: a partition may stay paused for long (a halt), and a kept message would keep its
+            // whole fetch response in memory until then.
             for record in held {
-                heldBack[record.topicPartition, default: []].append(record)
+                heldBack[record.topicPartition, default: []].append(record.detached())
             }
         }
 

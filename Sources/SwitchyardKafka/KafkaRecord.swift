@@ -39,10 +39,11 @@ public struct KafkaHeader: Hashable, Sendable {
 
 /// A record read by the consumer.
 ///
-/// Key, value and headers live in one immutable allocation (``KafkaRecordBytes``), made once on the poll thread:
-/// copying a record retains one object, and the hot path reads the value in place
+/// Key, value and headers are kept once (``KafkaRecordBytes``): copied into one immutable allocation on the poll
+/// thread, or, from a consumer made with ``KafkaConsumerConfiguration/keepsMessages``, librdkafka's message
+/// itself. Copying a record retains one object, and the hot path reads the value in place
 /// (``withUnsafeValue(_:)``). ``key``, ``value`` and ``headers`` return copies; setting one makes a new
-/// allocation for this record only.
+/// allocation for this record only. Keep ``detached()`` when a record from such a consumer outlives its batch.
 public struct KafkaRecord: Hashable, Sendable, CustomStringConvertible {
     /// Where the record came from.
     public var topic: String
@@ -117,6 +118,14 @@ public struct KafkaRecord: Hashable, Sendable, CustomStringConvertible {
 
     /// The value's size in bytes, `nil` for a tombstone.
     public var valueCount: Int? { bytes.valueCount }
+
+    /// This record with bytes of its own (``KafkaRecordBytes/detached()``), not librdkafka's message, whose
+    /// fetch response stays in memory while any record of it is kept.
+    public func detached() -> KafkaRecord {
+        var record = self
+        record.bytes = bytes.detached()
+        return record
+    }
 
     /// The topic and partition.
     public var topicPartition: KafkaTopicPartition { KafkaTopicPartition(topic: topic, partition: partition) }
@@ -240,11 +249,6 @@ final class KafkaRecordStorage: ManagedBuffer<KafkaRecordStorage.Layout, UInt8> 
         }
     }
 
-    /// The headers, decoded (names as UTF-8, invalid bytes repaired).
-    var headers: [KafkaHeader] {
-        rawHeaders.map { KafkaHeader(name: String(decoding: $0.0, as: UTF8.self), value: $0.1) }
-    }
-
     func isEqual(to rhs: KafkaRecordStorage) -> Bool {
         let lhs = self
         if lhs === rhs { return true }
@@ -252,45 +256,101 @@ final class KafkaRecordStorage: ManagedBuffer<KafkaRecordStorage.Layout, UInt8> 
         guard l.keyCount == r.keyCount, l.valueCount == r.valueCount, l.headerCount == r.headerCount, l.size == r.size else { return false }
         return lhs.withAll { a in rhs.withAll { b in a.elementsEqual(b) } }
     }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(header.keyCount)
-        hasher.combine(header.valueCount)
-        withAll { hasher.combine(bytes: $0) }
-    }
 }
 
-/// A record's key, value and headers in one immutable allocation, made once and shared by every copy of the
-/// record.
+/// A record's key, value and headers, made once and shared by every copy of the record: either one immutable
+/// allocation holding copies of them, or librdkafka's message itself (a consumer made with
+/// ``KafkaConsumerConfiguration/keepsMessages``), read in place.
 public struct KafkaRecordBytes: Hashable, @unchecked Sendable {
-    // @unchecked: the storage is immutable once made (its bytes are written before it is shared).
-    let storage: KafkaRecordStorage
+    // @unchecked: both storages are immutable once made (an allocation's bytes are written before it is
+    // shared; a message parses its headers under a lock).
+    enum Storage {
+        case copied(KafkaRecordStorage)
+        case message(RDKafkaMessage)
+    }
+
+    let storage: Storage
 
     init(_ storage: KafkaRecordStorage) {
-        self.storage = storage
+        self.storage = .copied(storage)
+    }
+
+    init(_ message: RDKafkaMessage) {
+        self.storage = .message(message)
     }
 
     /// Copies key, value and headers (name bytes and value) into one allocation.
     public init<Headers: Collection>(
         key: UnsafeRawBufferPointer?, value: UnsafeRawBufferPointer?, headers: Headers
     ) where Headers.Element == ([UInt8], [UInt8]?) {
-        storage = KafkaRecordStorage.make(key: key, value: value, headers: headers)
+        storage = .copied(KafkaRecordStorage.make(key: key, value: value, headers: headers))
+    }
+
+    /// Whether these bytes are librdkafka's message (which keeps its fetch response in memory), not a copy.
+    public var isMessage: Bool {
+        if case .message = storage { return true }
+        return false
+    }
+
+    /// The same bytes in an allocation of their own: what to keep when a record outlives its batch, so that
+    /// librdkafka's fetch response can be freed. Copied bytes are returned as they are.
+    public func detached() -> KafkaRecordBytes {
+        guard case .message = storage else { return self }
+        return withUnsafeKey { key in withUnsafeValue { value in KafkaRecordBytes(key: key, value: value, headers: rawHeaders) } }
     }
 
     /// The value's size in bytes, `nil` for a tombstone.
-    public var valueCount: Int? { storage.valueCount }
+    public var valueCount: Int? {
+        switch storage {
+        case .copied(let bytes): bytes.valueCount
+        case .message(let message): message.valueCount
+        }
+    }
+
     /// The headers, decoded (names as UTF-8, invalid bytes repaired).
-    public var headers: [KafkaHeader] { storage.headers }
+    public var headers: [KafkaHeader] {
+        rawHeaders.map { KafkaHeader(name: String(decoding: $0.0, as: UTF8.self), value: $0.1) }
+    }
+
     /// Every header as (name bytes, value), in order.
-    public var rawHeaders: [([UInt8], [UInt8]?)] { storage.rawHeaders }
+    public var rawHeaders: [([UInt8], [UInt8]?)] {
+        switch storage {
+        case .copied(let bytes): bytes.rawHeaders
+        case .message(let message): message.rawHeaders
+        }
+    }
 
     /// Calls `body` with the key bytes in place (`nil` without a key).
-    public func withUnsafeKey<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R { try storage.withUnsafeKey(body) }
-    /// Calls `body` with the value bytes in place (`nil` for a tombstone).
-    public func withUnsafeValue<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R { try storage.withUnsafeValue(body) }
+    public func withUnsafeKey<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        switch storage {
+        case .copied(let bytes): try bytes.withUnsafeKey(body)
+        case .message(let message): try message.withUnsafeKey(body)
+        }
+    }
 
-    public static func == (lhs: KafkaRecordBytes, rhs: KafkaRecordBytes) -> Bool { lhs.storage.isEqual(to: rhs.storage) }
-    public func hash(into hasher: inout Hasher) { storage.hash(into: &hasher) }
+    /// Calls `body` with the value bytes in place (`nil` for a tombstone).
+    public func withUnsafeValue<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        switch storage {
+        case .copied(let bytes): try bytes.withUnsafeValue(body)
+        case .message(let message): try message.withUnsafeValue(body)
+        }
+    }
+
+    /// Equal when key, value and headers are (wherever they are kept).
+    public static func == (lhs: KafkaRecordBytes, rhs: KafkaRecordBytes) -> Bool {
+        if case .copied(let l) = lhs.storage, case .copied(let r) = rhs.storage { return l.isEqual(to: r) }
+        let sameKey = lhs.withUnsafeKey { l in rhs.withUnsafeKey { r in l.map(Array.init) == r.map(Array.init) } }
+        let sameValue = lhs.withUnsafeValue { l in rhs.withUnsafeValue { r in l.map(Array.init) == r.map(Array.init) } }
+        return sameKey && sameValue && lhs.rawHeaders.elementsEqual(rhs.rawHeaders) { $0.0 == $1.0 && $0.1 == $1.1 }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        withUnsafeKey { hasher.combine($0?.count ?? -1) }
+        withUnsafeValue { value in
+            hasher.combine(value?.count ?? -1)
+            if let value { hasher.combine(bytes: value) }
+        }
+    }
 }
 
 extension Optional where Wrapped == [UInt8] {

@@ -9,8 +9,9 @@ import Testing
 struct KafkaIntegrationTests {
     let logger = CollectingLogger()
 
-    @Test("produce → consume keeps keys, headers (duplicates, null values) and tombstones")
-    func roundTrip() async throws {
+    @Test("produce → consume keeps keys, headers (duplicates, null values) and tombstones, copied or in librdkafka's message",
+          arguments: [false, true])
+    func roundTrip(keepsMessages: Bool) async throws {
         let topic = unique("roundtrip")
         let broker = try EmbeddedBroker.make(topics: [topic: 1])
         let producer = try KafkaProducer.make(configuration: producerConfiguration(broker), logger: logger)
@@ -38,10 +39,9 @@ struct KafkaIntegrationTests {
         #expect(reports.map(\.offset) == [0, 1, 2, 3])
         #expect(reports.allSatisfy { $0.topic == topic && $0.partition == 0 })
 
-        let consumer = try KafkaConsumer.make(
-            configuration: consumerConfiguration(broker, group: unique("g"), topics: [topic]),
-            logger: logger
-        )
+        var configuration = consumerConfiguration(broker, group: unique("g"), topics: [topic])
+        configuration.keepsMessages = keepsMessages
+        let consumer = try KafkaConsumer.make(configuration: configuration, logger: logger)
         let received = try await take(sent.count, from: consumer)
         #expect(received.map(\.offset) == [0, 1, 2, 3])
         for (record, original) in zip(received, sent) {
@@ -50,6 +50,12 @@ struct KafkaIntegrationTests {
             #expect(record.value == original.value)
             #expect(record.headers == original.headers)
             #expect(record.timestampMilliseconds != nil)
+            #expect(record.bytes.isMessage == keepsMessages)
+            // A detached copy has bytes of its own and equals the record it was made from.
+            let detached = record.detached()
+            #expect(!detached.bytes.isMessage)
+            #expect(detached == record && detached.hashValue == record.hashValue)
+            #expect(detached.headers == original.headers)
         }
         #expect(received[1].isTombstone)
         #expect(received[0].headers.map(\.name) == ["trace", "dup", "dup", "null", "empty"])
@@ -303,6 +309,47 @@ struct KafkaIntegrationTests {
         #expect(names.contains("kafka-consumer"), "\(names.sorted())")
         #expect(names.contains("kafka-producer"), "\(names.sorted())")
         await consumer.close()
+        await producer.close()
+    }
+
+    @Test("records that keep librdkafka's message stay readable after the consumer is gone; records held back for a paused partition are detached")
+    func keptMessages() async throws {
+        let topic = unique("kept")
+        let broker = try EmbeddedBroker.make(topics: [topic: 1])
+        let producer = try KafkaProducer.make(configuration: producerConfiguration(broker), logger: logger)
+        for i in 0..<5 {
+            _ = try await producer.send(KafkaProducerRecord(
+                topic: topic, key: "k\(i)".bytes, value: "v\(i)".bytes, headers: [KafkaHeader(name: "n", string: "h\(i)")]))
+        }
+        var configuration = consumerConfiguration(broker, group: unique("g"), topics: [topic])
+        configuration.keepsMessages = true
+        configuration.maxBatchRecords = 1
+        var consumer: KafkaConsumer? = try KafkaConsumer.make(configuration: configuration, logger: logger)
+        var batches = consumer!.batches.makeAsyncIterator()
+        let first = try #require(try await batches.next()).records
+        #expect(first.map(\.offset) == [0])
+        #expect(first[0].bytes.isMessage)
+        // The other four came in the same fetch: the poll thread buffers them at once. Paused, they are held
+        // back, and held back they are copies.
+        try await Task.sleep(for: .seconds(1))
+        let partition = first[0].topicPartition
+        try consumer!.pause([partition])
+        try consumer!.resume([partition])
+        var rest: [KafkaRecord] = []
+        while rest.count < 4, let batch = try await batches.next() {
+            rest += batch.records
+        }
+        #expect(rest.map(\.offset) == [1, 2, 3, 4])
+        #expect(rest.allSatisfy { !$0.bytes.isMessage })
+        #expect(rest.map(\.value) == (1..<5).map { "v\($0)".bytes })
+
+        // The consumer closed and released: the kept message still reads, and its headers, never read
+        // before, are parsed now.
+        await consumer!.close()
+        consumer = nil
+        #expect(first[0].key == "k0".bytes)
+        #expect(first[0].value == "v0".bytes)
+        #expect(first[0].headers == [KafkaHeader(name: "n", string: "h0")])
         await producer.close()
     }
 

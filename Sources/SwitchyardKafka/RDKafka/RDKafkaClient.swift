@@ -204,13 +204,18 @@ final class RDKafkaClient: @unchecked Sendable {
 
     /// Polls the consumer queue, blocking up to `timeoutMilliseconds`; serves rebalance, error and statistics
     /// callbacks on the calling thread. Must run on the dedicated poll thread.
-    func consumerPoll(timeoutMilliseconds: Int32, topicNames: inout RDKafkaTopicNames) -> RDKafkaPollResult? {
+    /// With `keepingMessages`, a record keeps librdkafka's message instead of a copy of its bytes
+    /// (``RDKafkaMessage``).
+    func consumerPoll(timeoutMilliseconds: Int32, topicNames: inout RDKafkaTopicNames, keepingMessages: Bool = false) -> RDKafkaPollResult? {
         guard let message = rd_kafka_consumer_poll(handle, timeoutMilliseconds) else { return nil }
+        if keepingMessages, message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR {
+            return .record(record(message, bytes: KafkaRecordBytes(RDKafkaMessage(message, client: self)), topicNames: &topicNames))
+        }
         defer { rd_kafka_message_destroy(message) }
         return pollResult(message, topicNames: &topicNames)
     }
 
-    /// A polled message as a record or an error; the caller destroys the message.
+    /// A polled message as a record (its bytes copied) or an error; the caller destroys the message.
     func pollResult(_ message: UnsafeMutablePointer<rd_kafka_message_t>, topicNames: inout RDKafkaTopicNames) -> RDKafkaPollResult {
         let m = message.pointee
         guard m.err == RD_KAFKA_RESP_ERR_NO_ERROR else {
@@ -226,43 +231,39 @@ final class RDKafkaClient: @unchecked Sendable {
             }
             return .error(KafkaError.rdKafka(m.err, code: .consumer, context: context))
         }
-        let topic = m.rkt.map { topicNames.name(of: $0) } ?? ""
         // One allocation for key, value and headers: the headers are walked twice, to size it, then to copy.
-        var hdrs: OpaquePointer?
         var headerCount = 0
         var headerBytes = 0
-        if rd_kafka_message_headers(message, &hdrs) != RD_KAFKA_RESP_ERR_NO_ERROR { hdrs = nil }
-        var name: UnsafePointer<CChar>?
-        var valuePointer: UnsafeRawPointer?
-        var size = 0
-        if let hdrs {
-            while rd_kafka_header_get_all(hdrs, headerCount, &name, &valuePointer, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
-                headerBytes += 8 + (name.map { strlen($0) } ?? 0) + (valuePointer == nil ? 0 : size)
-                headerCount += 1
-            }
+        Self.forEachHeader(of: message) { name, value in
+            headerBytes += 8 + name.count + (value?.count ?? 0)
+            headerCount += 1
         }
         let bytes = KafkaRecordStorage.begin(
             key: m.key.map { UnsafeRawBufferPointer(start: $0, count: m.key_len) },
             value: m.payload.map { UnsafeRawBufferPointer(start: $0, count: m.len) },
             headerCount: headerCount, headerBytes: headerBytes)
-        if let hdrs {
+        if headerCount > 0 {
             var cursor = bytes.header.headersStart
-            for index in 0..<headerCount where rd_kafka_header_get_all(hdrs, index, &name, &valuePointer, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
-                cursor = bytes.appendHeader(
-                    at: cursor, name: UnsafeRawBufferPointer(start: name, count: name.map { strlen($0) } ?? 0),
-                    value: valuePointer.map { UnsafeRawBufferPointer(start: $0, count: size) })
+            Self.forEachHeader(of: message) { name, value in
+                cursor = bytes.appendHeader(at: cursor, name: name, value: value)
             }
         }
+        return .record(record(message, bytes: KafkaRecordBytes(bytes), topicNames: &topicNames))
+    }
+
+    /// A record of `bytes` at `message`'s topic, partition and offset, with its timestamp.
+    private func record(
+        _ message: UnsafeMutablePointer<rd_kafka_message_t>, bytes: KafkaRecordBytes, topicNames: inout RDKafkaTopicNames
+    ) -> KafkaRecord {
+        let m = message.pointee
         var timestampType = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
         let timestamp = rd_kafka_message_timestamp(message, &timestampType)
-        return .record(
-            KafkaRecord(
-                topic: topic,
-                partition: m.partition,
-                offset: m.offset,
-                bytes: KafkaRecordBytes(bytes),
-                timestampMilliseconds: timestampType == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : timestamp
-            )
+        return KafkaRecord(
+            topic: m.rkt.map { topicNames.name(of: $0) } ?? "",
+            partition: m.partition,
+            offset: m.offset,
+            bytes: bytes,
+            timestampMilliseconds: timestampType == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : timestamp
         )
     }
 
