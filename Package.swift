@@ -72,6 +72,8 @@ let package = Package(
         .executableTarget(name: "switchyard-bench", dependencies: ["Switchyard", "CSimdjsonBench", "SwitchyardCatalog"]),
         /// The worker with a handler that sleeps per record, for the worker benchmark's slow-handler rows.
         .executableTarget(name: "switchyard-bench-worker", dependencies: ["Switchyard", "SwitchyardCatalog"]),
+        /// The worker benchmark's librdkafka floor: a C consumer that only polls and reads each record.
+        .executableTarget(name: "switchyard-bench-floor", linkerSettings: [.linkedLibrary("rdkafka")]),
         /// Writes N seeded corpus records (NDJSON or kcat -J envelopes), for scripts/replay-memory.sh.
         .executableTarget(name: "switchyard-corpus", dependencies: ["Switchyard", "SwitchyardCatalog"]),
         /// simdjson's DOM parser behind a C function: the benchmark's parse-only floor (not in any product).

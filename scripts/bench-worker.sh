@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make bench-worker (issue 17, item 1): `switchyard consume` end to end against a Python consumer
-# (confluent-kafka + msgspec, the same at-least-once work) and `kcat -C` (the transport floor), on the same
+# (confluent-kafka + msgspec, the same at-least-once work), `kcat -C` (the transport floor) and a C consumer
+# that only polls (switchyard-bench-floor: what librdkafka alone costs), on the same
 # seeded feeds records in one `switchyard broker`, in alternating rounds; the 1 ms handler case for
 # `ordering: partition` and `ordering: key`. Prints the table, the targets and the capacity table
 # (docs/capacity.md) and writes .build/bench/worker.json.
@@ -15,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bin=.build/release
-for product in switchyard switchyard-corpus switchyard-bench-worker; do
+for product in switchyard switchyard-corpus switchyard-bench-worker switchyard-bench-floor; do
     [ -x "$bin/$product" ] || { swift build -c release; break; }
 done
 command -v kcat >/dev/null 2>&1 && [ -x .venv/bin/python ] && .venv/bin/python -c 'import confluent_kafka, msgspec' 2>/dev/null \

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """make bench-worker (issue 17, item 1): `switchyard consume` end to end against a Python consumer
-(confluent-kafka + msgspec) and `kcat -C` (the transport floor), on the same records in one
+(confluent-kafka + msgspec), `kcat -C` (the transport floor) and a C consumer that only polls (the librdkafka
+floor), on the same records in one
 `switchyard broker`, in alternating rounds; plus the 1 ms handler case for `ordering: partition` and
 `ordering: key`. Prints the table, the targets (PASS/FAIL) and the capacity table derived from the
 measured rates (docs/capacity.md), and writes OUT/worker.json.
@@ -31,8 +32,12 @@ How each peer is measured (the peer's own process only; the driver's own CPU and
   moment, before SIGTERM.
 - Python peer (scripts/bench_worker_peer.py): reports the wall-clock times of its first record and of
   all handled (every dead letter acknowledged); CPU and VmHWM are read from /proc/PID when it reports.
-- kcat -C -e -o beginning -q: the driver counts the lines on its stdout; first and last line; CPU and
-  peak RSS from wait4's rusage once it exits at the end of the partitions.
+- kcat -C -e -o beginning -q: the driver counts the lines on its stdout; first and last line; CPU from
+  wait4's rusage once it exits at the end of the partitions, peak RSS (VmHWM) read while it runs.
+- librdkafka floor (switchyard-bench-floor, C, on the worker's librdkafka): joins a group, polls each
+  record and reads its value once, nothing else; reports the monotonic times of its first and last
+  record and its CPU and VmHWM at the last one. What librdkafka alone costs per record on this broker:
+  the worker's CPU above it is its own work. Reported, not a target.
 - Steady = N / (all handled - first record); start = N / (all handled - process start).
 """
 
@@ -317,7 +322,7 @@ def run_kcat(out, label, brokers, topic, records, timeout):
     proc = subprocess.Popen(["kcat", "-C", "-b", brokers, "-t", topic, "-e", "-o", "beginning", "-q"],
                             stdout=subprocess.PIPE, stderr=open(os.path.join(out, f"{label}.log"), "w"))
     fd = proc.stdout.fileno()
-    lines = 0
+    lines = hwm = 0
     first = last = None
     result = {"label": label, "records": records}
     while True:
@@ -330,18 +335,49 @@ def run_kcat(out, label, brokers, topic, records, timeout):
         now = time.monotonic()
         if not chunk:
             break
+        try:
+            # VmHWM while it runs: wait4's ru_maxrss would be the driver's own (Linux keeps the larger of the
+            # forked driver's and kcat's across execve).
+            hwm = max(hwm, proc_snapshot(proc.pid)[1] or 0)
+        except OSError:
+            pass  # exited between the read and this look
         if first is None:
             first = now
         lines += chunk.count(b"\n")
         if lines >= records and last is None:
             last = now
     code, usage = reap(proc)
-    result.update(exitCode=code, handled=lines, cpuSeconds=usage.ru_utime + usage.ru_stime, peakRSSKiB=usage.ru_maxrss)
+    result.update(exitCode=code, handled=lines, cpuSeconds=usage.ru_utime + usage.ru_stime, peakRSSKiB=hwm or None)
     if last is None:
         result.setdefault("error", f"read {lines} of {records} records")
         return result
     result.update(steadyRate=records / max(last - first, 1e-9), startRate=records / (last - started),
                   firstSeconds=first - started, doneSeconds=last - started)
+    return result
+
+
+def run_floor(out, label, brokers, topic, records, timeout):
+    """switchyard-bench-floor: a C consumer on the worker's librdkafka that only polls and reads each record."""
+    started = time.monotonic()
+    proc = subprocess.Popen([os.path.join(BIN, "switchyard-bench-floor"), brokers, topic, str(records)],
+                            stdout=subprocess.PIPE, stderr=open(os.path.join(out, f"{label}.log"), "w"))
+    result = {"label": label, "records": records}
+    ready, _, _ = select.select([proc.stdout], [], [], timeout)
+    line = proc.stdout.readline() if ready else b""
+    if not line:
+        if proc.poll() is None:
+            proc.kill()
+        code, _ = reap(proc)
+        result.update(error=f"timed out after {timeout} s" if not ready else f"exited {code}",
+                      log=tail(os.path.join(out, f"{label}.log")), timedOut=not ready)
+        return result
+    report = json.loads(line)
+    code, _ = reap(proc)
+    # Its own clock readings (CLOCK_MONOTONIC, as time.monotonic) and its CPU and peak RSS at the last record.
+    result.update(exitCode=code, handled=report["records"], cpuSeconds=report["cpuSeconds"],
+                  peakRSSKiB=report["peakRSSKiB"], steadyRate=records / max(report["doneAt"] - report["firstAt"], 1e-9),
+                  startRate=records / (report["doneAt"] - started), firstSeconds=report["firstAt"] - started,
+                  doneSeconds=report["doneAt"] - started)
     return result
 
 
@@ -490,10 +526,10 @@ def main():
             return {"brokers": brokers, "groupId": group, "clientId": "bench-switchyard", "topics": {name: t},
                     "shutdownTimeoutSeconds": 10}
 
-        runs = {"switchyard": [], "python": [], "pythonSystemLibrdkafka": [], "kcat": [], "slowPartition": [],
-                "slowKey": []}
+        runs = {"switchyard": [], "python": [], "pythonSystemLibrdkafka": [], "kcat": [], "floor": [],
+                "slowPartition": [], "slowKey": []}
         ordering_supported = None
-        peers = ["switchyard", "python", "kcat"] + (["pythonSystemLibrdkafka"] if system_python else [])
+        peers = ["switchyard", "python", "kcat", "floor"] + (["pythonSystemLibrdkafka"] if system_python else [])
         for round_ in range(1, rounds + 1):
             # Alternate the order, so that a noisy neighbour slows each peer in some round.
             shift = (round_ - 1) % len(peers)
@@ -508,6 +544,8 @@ def main():
                     r = run_python_peer(out, label, brokers, topic, "feeds.dlq", records, timeout)
                 elif peer == "pythonSystemLibrdkafka":
                     r = run_python_peer(out, label, brokers, topic, "feeds.dlq", records, timeout, python=system_python)
+                elif peer == "floor":
+                    r = run_floor(out, label, brokers, topic, records, timeout)
                 else:
                     r = run_kcat(out, label, brokers, topic, records, timeout)
                 runs[peer].append(r)
@@ -560,6 +598,7 @@ def report(out, runs, settings, machine):
 
     summary = {k: summarize(v) for k, v in runs.items()}
     sy, py, kc = summary["switchyard"], summary["python"], summary["kcat"]
+    fl = summary.get("floor")
     pys = summary.get("pythonSystemLibrdkafka")
     sp, sk = summary["slowPartition"], summary["slowKey"]
 
@@ -578,10 +617,12 @@ def report(out, runs, settings, machine):
     if pys and pys["rounds"]:
         rows.append((f"Python peer on librdkafka {settings.get('systemLibrdkafka', '?')} (the worker's)", pys))
     rows.append(("kcat -C (transport floor)", kc))
+    if fl and fl["rounds"]:
+        rows.append((f"librdkafka floor (C: poll and read only, {settings.get('systemLibrdkafka', '?')})", fl))
     for name, s in rows:
         print(f"{name:<56} {fmt_rate(s['steadyRate']):>10} {fmt_rate(s['startRate']):>13} "
               f"{fmt(s['cpuMicrosPerRecord'], '.2f'):>11} {fmt(s['peakRSSMiB'], '.1f'):>13} "
-              f"{fmt(ratio(sy['steadyRate'], s['steadyRate']), '.2f') + 'x':>8} {fmt(s['deadLetters'], ',') if name[0] != 'k' else '':>13}")
+              f"{fmt(ratio(sy['steadyRate'], s['steadyRate']), '.2f') + 'x':>8} {fmt(s['deadLetters'], ',') if name[0] not in 'kl' else '':>13}")
     for name, s, key in ((f"{handler_ms} ms handler, ordering: partition", sp, "slowPartition"),
                          (f"{handler_ms} ms handler, ordering: key", sk, "slowKey")):
         shown = name if not runs[key] or runs[key][0]["orderingKeyInConfig"] else name + " (no key: unsupported)"
@@ -599,6 +640,9 @@ def report(out, runs, settings, machine):
     if sy.get("steadyCpuMicrosPerRecord") is not None:
         print(f"switchyard CPU from its first record to all handled (no start-up, no group join): "
               f"{sy['steadyCpuMicrosPerRecord']:.2f} µs/rec")
+    if fl and fl.get("cpuMicrosPerRecord") is not None and sy.get("cpuMicrosPerRecord") is not None:
+        print(f"switchyard CPU above the librdkafka floor (its own work: decode, effects, metrics, HTTP): "
+              f"{sy['cpuMicrosPerRecord'] - fl['cpuMicrosPerRecord']:.2f} µs/rec of {sy['cpuMicrosPerRecord']:.2f}")
 
     ideal = partitions * 1000 / handler_ms
     targets = [
@@ -652,6 +696,7 @@ def report(out, runs, settings, machine):
         ratios = {"steadySwitchyardOverPython": ratio(sy["steadyRate"], py["steadyRate"]),
                   "steadySwitchyardOverPythonSystemLibrdkafka": ratio(sy["steadyRate"], (pys or {}).get("steadyRate")),
                   "steadySwitchyardOverKcat": ratio(sy["steadyRate"], kc["steadyRate"]),
+                  "steadySwitchyardOverFloor": ratio(sy["steadyRate"], (fl or {}).get("steadyRate")),
                   "startSwitchyardOverPython": ratio(sy["startRate"], py["startRate"]),
                   "cpuPythonOverSwitchyard": ratio(py["cpuMicrosPerRecord"], sy["cpuMicrosPerRecord"])}
         json.dump({"machine": machine, "settings": settings, "summary": summary, "ratios": ratios, "targets": results,
