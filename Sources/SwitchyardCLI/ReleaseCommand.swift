@@ -1,8 +1,6 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Switchyard
+import SwitchyardHTTP
 import SwitchyardKafka
 
 /// `switchyard release`: lets a halted strict partition move past exactly one offset, with an audit record.
@@ -235,20 +233,20 @@ struct ReleaseCommand: Command {
 
     /// Reads the worker's `/status`: the partition must be halted at exactly `offset`.
     func checkStatus(_ url: String, group: String) async throws -> Halt {
-        guard let address = URL(string: url) else { throw CommandError.usage("--status needs a URL, got '\(url)'") }
+        guard URL(string: url)?.scheme == "http" else {
+            throw CommandError.usage("--status needs an http:// URL (a worker's /status is plain HTTP), got '\(url)'")
+        }
         let document: [String: Any]
         do {
-            var request = URLRequest(url: address)
-            request.timeoutInterval = 10
-            let (data, response) = try await URLSession.shared.data(for: request)
-            guard (response as? HTTPURLResponse)?.statusCode == 200,
-                let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            let response = try HTTPClient.get(url, timeout: .seconds(10))
+            guard response.status == 200,
+                let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
             else { throw CommandError(.dataError, "\(url) did not answer with a status document") }
             document = object
         } catch let error as CommandError {
             throw error
         } catch {
-            throw CommandError(.dataError, "cannot read \(url): \(error.localizedDescription) (--force skips the check)")
+            throw CommandError(.dataError, "cannot read \(url): \(error) (--force skips the check)")
         }
         if let other = document["group"] as? String, other != group {
             throw CommandError(.findings, "refused: \(url) is a worker of group \(other), not \(group)")
