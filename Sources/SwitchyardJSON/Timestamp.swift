@@ -50,15 +50,43 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
         }
         let (y, m, d) = Self.civil(fromDays: seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400)
         let secondOfDay = ((seconds % 86400) + 86400) % 86400
-        func pad(_ v: Int64, _ width: Int) -> String {
-            let s = String(v)
-            return String(repeating: "0", count: max(0, width - s.count)) + s
-        }
-        let text = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
-        storage = InlineString(text)
+        storage = Self.utcText(year: y, month: m, day: d, secondOfDay: secondOfDay, millis: millis)
         epochSeconds = seconds
         nanoseconds = Int32(millis * 1_000_000)
         utcOffsetSeconds = 0
+    }
+
+    /// `yyyy-MM-ddTHH:mm:ss.SSSZ`, written digit by digit: a log line and a dead letter each make one, and string
+    /// padding and interpolation cost microseconds. A year outside 0...9999 keeps all its digits.
+    private static func utcText(year: Int64, month: Int64, day: Int64, secondOfDay: Int64, millis: Int64) -> InlineString {
+        guard (0...9999).contains(year) else {
+            func pad(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
+            let fraction = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
+            return InlineString(
+                "\(year)-\(pad(month))-\(pad(day))T\(pad(secondOfDay / 3600)):\(pad(secondOfDay / 60 % 60)):\(pad(secondOfDay % 60)).\(fraction)Z")
+        }
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { out in
+            var cursor = 0
+            func put(_ value: Int64, _ width: Int) {
+                var v = value
+                for k in stride(from: width - 1, through: 0, by: -1) {
+                    out[cursor + k] = UInt8(ascii: "0") + UInt8(v % 10)
+                    v /= 10
+                }
+                cursor += width
+            }
+            func put(_ byte: Unicode.Scalar) {
+                out[cursor] = UInt8(ascii: byte)
+                cursor += 1
+            }
+            put(year, 4); put("-"); put(month, 2); put("-"); put(day, 2); put("T")
+            put(secondOfDay / 3600, 2); put(":"); put(secondOfDay / 60 % 60, 2); put(":"); put(secondOfDay % 60, 2)
+            put("."); put(millis, 3); put("Z")
+        }
+        return withUnsafeBytes(of: &text) { raw in
+            InlineString(validUTF8: UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: 24), isPlain: true)
+        }
     }
 
     /// The placeholder a reader starts from: no text.
