@@ -19,6 +19,14 @@ bin=.build/release
 for product in switchyard switchyard-corpus switchyard-bench-worker switchyard-bench-floor; do
     [ -x "$bin/$product" ] || { swift build -c release; break; }
 done
+# The measured workers as the container image builds them (deploy/Dockerfile): the Swift runtime and
+# Foundation linked statically. Their own scratch path, so that the everyday release build is left alone.
+static=.build/static
+for product in switchyard switchyard-bench-worker; do
+    swift build -c release --static-swift-stdlib --scratch-path "$static" --product "$product" >&2
+done
+export BENCH_WORKER_BIN="$PWD/$static/release"
+
 command -v kcat >/dev/null 2>&1 && [ -x .venv/bin/python ] && .venv/bin/python -c 'import confluent_kafka, msgspec' 2>/dev/null \
     || scripts/install-deps.sh
 

@@ -24,7 +24,8 @@ Environment (defaults in brackets):
   BENCH_CAPACITY_CATCHUP_SECONDS [5] KEDA lagThreshold: the lag one worker drains in this many seconds
 
 How each peer is measured (the peer's own process only; the driver's own CPU and memory never count):
-- switchyard consume: the release binary with the defaults (no `kafka` overrides), a fresh group per
+- switchyard consume: the release binary as the container image builds it (--static-swift-stdlib, from
+  BENCH_WORKER_BIN, which scripts/bench-worker.sh sets), with the defaults (no `kafka` overrides), a fresh group per
   round. "Handled" comes from its own counters: /metrics is read every BENCH_WORKER_POLL_MS;
   the first record is the first read with switchyard_records_total > 0, all handled is the first read
   with switchyard_records_total = N and switchyard_dead_letters_total = the corpus's decode failures
@@ -59,6 +60,9 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(ROOT, ".build", "release")
+# The measured workers (switchyard consume, switchyard-bench-worker): as the container image builds them
+# (deploy/Dockerfile: --static-swift-stdlib), which scripts/bench-worker.sh puts here; BIN when unset.
+WORKER_BIN = os.environ.get("BENCH_WORKER_BIN") or BIN
 PYTHON = os.path.join(ROOT, ".venv", "bin", "python")
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -538,7 +542,7 @@ def main():
                 label = f"{peer}-r{round_}"
                 if peer == "switchyard":
                     cfg = worker_config(topic, group=f"bench-{label}-{os.getpid()}")
-                    r = run_worker(out, label, [os.path.join(BIN, "switchyard"), "consume", "--config", "{config}"],
+                    r = run_worker(out, label, [os.path.join(WORKER_BIN, "switchyard"), "consume", "--config", "{config}"],
                                    cfg, topic, records, failures, timeout, poll)
                 elif peer == "python":
                     r = run_python_peer(out, label, brokers, topic, "feeds.dlq", records, timeout)
@@ -556,7 +560,7 @@ def main():
                 if ordering == "key" and ordering_supported is False:
                     continue
                 label = f"handler-{ordering}-r{round_}"
-                argv = [os.path.join(BIN, "switchyard-bench-worker"), "{config}", "--handler-sleep-ms", str(handler_ms)]
+                argv = [os.path.join(WORKER_BIN, "switchyard-bench-worker"), "{config}", "--handler-sleep-ms", str(handler_ms)]
                 extra = {"ordering": ordering} if ordering_supported is not False else {}
                 cfg = worker_config(slow_topic, extra, group=f"bench-{label}-{os.getpid()}")
                 r = run_worker(out, label, argv, cfg, slow_topic, slow_records, slow_failures, timeout, poll)
@@ -586,7 +590,8 @@ def main():
                 "slowRecords": slow_records, "slowMalformed": slow_failures, "handlerMilliseconds": handler_ms,
                 "timeoutSeconds": timeout, "seed": seed, "pollMilliseconds": poll * 1000,
                 "orderingSupported": ordering_supported, "utilisation": utilisation, "catchupSeconds": catchup,
-                "pythonLibrdkafka": confluent_kafka.libversion()[0], "systemLibrdkafka": system_librdkafka()}
+                "pythonLibrdkafka": confluent_kafka.libversion()[0], "systemLibrdkafka": system_librdkafka(),
+                "workerBinary": "static Swift runtime (as deploy/Dockerfile)" if WORKER_BIN != BIN else "dynamic Swift runtime"}
     report(out, runs, settings, machine)
 
 
@@ -609,7 +614,8 @@ def report(out, runs, settings, machine):
     print(f"worker benchmark: {records:,} feeds records ({failures} malformed), {partitions} partitions, "
           f"switchyard broker; best of {rounds} alternating rounds; the {handler_ms} ms handler rows on the first "
           f"{slow_records:,} ({slow_failures} malformed); the Python peer's librdkafka "
-          f"{settings.get('pythonLibrdkafka', '?')}, the worker's and kcat's {settings.get('systemLibrdkafka', '?')}; load average {machine['loadAverage'][0]:.1f} on {machine['cores']} cores")
+          f"{settings.get('pythonLibrdkafka', '?')}, the worker's and kcat's {settings.get('systemLibrdkafka', '?')}; the worker "
+          f"built with a {settings.get('workerBinary', 'dynamic Swift runtime')}; load average {machine['loadAverage'][0]:.1f} on {machine['cores']} cores")
     print(f"{'peer':<56} {'steady/s':>10} {'start->all/s':>13} {'CPU µs/rec':>11} {'peak RSS MiB':>13} {'SY/peer':>8} "
           f"{'dead letters':>13}")
     print("-" * 129)
