@@ -7,6 +7,18 @@ import Testing
 /// a silent socket, and answers written by hand.
 @Suite("HTTP client", .timeLimit(.minutes(1)))
 struct HTTPClientTests {
+    /// A TCP socket bound to a free loopback port, not listening, and the port.
+    static func boundSocket() -> (fd: Int32, port: UInt16) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return (fd, UInt16(bigEndian: address.sin_port))
+    }
+
     @Test("GET against the server: the status and body as served, the path and query sent as given, 404 for others")
     func againstTheServer() throws {
         let server = try HTTPServer.start(host: "127.0.0.1", port: 0, routes: HTTPServerTests.routes())
@@ -27,33 +39,20 @@ struct HTTPClientTests {
         let https = #expect(throws: HTTPClient.Failure.self) { _ = try HTTPClient.get("https://127.0.0.1/status") }
         #expect(https?.description.contains("only http://") == true)
         // A port nobody listens on (bound, never listening).
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (fd, port) = Self.boundSocket()
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        let port = UInt16(bigEndian: address.sin_port)
         let refused = #expect(throws: HTTPClient.Failure.self) { _ = try HTTPClient.get("http://127.0.0.1:\(port)/status") }
         #expect(refused?.description.contains("cannot connect to 127.0.0.1:\(port)") == true)
     }
 
     @Test("a server that accepts and never answers: timed out, within the timeout")
     func timeout() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (fd, port) = Self.boundSocket()
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
         listen(fd, 4)  // the kernel completes the handshake; nobody reads or writes
         let started = ContinuousClock.now
         let silent = #expect(throws: HTTPClient.Failure.self) {
-            _ = try HTTPClient.get("http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/status", timeout: .milliseconds(300))
+            _ = try HTTPClient.get("http://127.0.0.1:\(port)/status", timeout: .milliseconds(300))
         }
         #expect(silent?.description.contains("timed out") == true)
         #expect(started.duration(to: .now) < .seconds(5))
