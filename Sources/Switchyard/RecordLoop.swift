@@ -273,7 +273,7 @@ final class Lane {
                 if hasHandlers, handler != nil || republish != nil {
                     // Through the handler lane, so effects keep the partition's (or the key's) order.
                     pending.append(record.offset)
-                    handlerItems.append(HandlerItem(record: record.detached(), type: type, handler: handler, republish: republish))
+                    handlerItems.append(HandlerItem(record: record, type: type, handler: handler, republish: republish))
                 } else if let republish {
                     pending.append(record.offset)
                     sends.append(republish)
@@ -288,7 +288,7 @@ final class Lane {
                     kind: action == .deadLetter ? .deadLetter(failure, halts: false) : .deadLetter(failure, halts: true),
                     topic: topic)
                 if hasHandlers {
-                    handlerItems.append(HandlerItem(record: record.detached(), type: failure.type ?? "", handler: nil, republish: dead))
+                    handlerItems.append(HandlerItem(record: record, type: failure.type ?? "", handler: nil, republish: dead))
                 } else {
                     sends.append(dead)
                 }
@@ -455,6 +455,13 @@ struct HandlerItem: Sendable {
     let handler: (@Sendable (RecordContext) async throws -> Void)?
     /// What to send once the handler succeeded (a republish, or a dead letter when there is no handler).
     let republish: Effects.Send?
+
+    init(record: KafkaRecord, type: String, handler: (@Sendable (RecordContext) async throws -> Void)?, republish: Effects.Send?) {
+        self.record = record.detached()
+        self.type = type
+        self.handler = handler
+        self.republish = republish
+    }
 }
 
 /// Runs handler calls one after another, in the order they were enqueued, in its own task; several of these

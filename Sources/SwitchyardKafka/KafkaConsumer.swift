@@ -584,9 +584,8 @@ public final class KafkaConsumer: Sendable {
                 var delivered: [KafkaRecord] = []
                 delivered.reserveCapacity(records.count)
                 for record in records {
-                    let partition = record.topicPartition
-                    if paused.contains(partition) {
-                        heldBack[partition, default: []].append(record.detached())
+                    if paused.contains(record.topicPartition) {
+                        holdBack(record)
                     } else {
                         delivered.append(record)
                     }
@@ -637,12 +636,15 @@ public final class KafkaConsumer: Sendable {
         mutating func pause(_ partitions: [KafkaTopicPartition]) {
             let set = Set(partitions)
             paused.formUnion(set)
-            let held = buffer.removeAll { set.contains($0.topicPartition) }
-            // Detached: a partition may stay paused for long (a halt), and a kept message would keep its
-            // whole fetch response in memory until then.
-            for record in held {
-                heldBack[record.topicPartition, default: []].append(record.detached())
+            for record in buffer.removeAll(where: { set.contains($0.topicPartition) }) {
+                holdBack(record)
             }
+        }
+
+        /// Keeps a record of a paused partition until its resume, detached: a partition may stay paused for
+        /// long (a halt), and a kept message would keep its whole fetch response in memory until then.
+        private mutating func holdBack(_ record: KafkaRecord) {
+            heldBack[record.topicPartition, default: []].append(record.detached())
         }
 
         mutating func resume(_ partitions: [KafkaTopicPartition]) -> ResumeAction? {

@@ -81,8 +81,14 @@ public final class ChildProcess: Sendable {
 
 /// A TCP port that is free now (bound and released).
 public func freePort() -> Int {
+    let (fd, port) = boundLoopbackSocket()
+    close(fd)
+    return port
+}
+
+/// A TCP socket bound to a free port on 127.0.0.1, not listening (the caller closes it), and the port.
+public func boundLoopbackSocket() -> (fd: Int32, port: Int) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -90,7 +96,7 @@ public func freePort() -> Int {
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
     _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-    return Int(UInt16(bigEndian: address.sin_port))
+    return (fd, Int(UInt16(bigEndian: address.sin_port)))
 }
 
 /// GETs `http://127.0.0.1:port/path`; returns the status and body, or nil when nothing answers.

@@ -142,16 +142,9 @@ import Testing
 
     @Test func connectTimeoutBoundsABrokerThatDoesNotAnswer() throws {
         // A listening socket that never speaks Kafka: no refusal, no answer; --connect-timeout decides.
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (fd, port) = boundLoopbackSocket()
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
         #expect(listen(fd, 16) == 0)
-        let port = UInt16(bigEndian: address.sin_port)
         let (result, elapsed) = try Self.elapsed {
             try CLI.run(["replay", "--brokers", "127.0.0.1:\(port)", "--topic", "payments", "--connect-timeout", "2"])
         }

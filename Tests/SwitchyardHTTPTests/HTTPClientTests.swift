@@ -1,24 +1,13 @@
 import Foundation
 import Glibc
 @testable import SwitchyardHTTP
+import SwitchyardTestSupport
 import Testing
 
 /// `HTTPClient.get` (what `switchyard release --status` reads a worker's /status with) against the real server,
 /// a silent socket, and answers written by hand.
 @Suite("HTTP client", .timeLimit(.minutes(1)))
 struct HTTPClientTests {
-    /// A TCP socket bound to a free loopback port, not listening, and the port.
-    static func boundSocket() -> (fd: Int32, port: UInt16) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        return (fd, UInt16(bigEndian: address.sin_port))
-    }
-
     @Test("GET against the server: the status and body as served, the path and query sent as given, 404 for others")
     func againstTheServer() throws {
         let server = try HTTPServer.start(host: "127.0.0.1", port: 0, routes: HTTPServerTests.routes())
@@ -39,7 +28,7 @@ struct HTTPClientTests {
         let https = #expect(throws: HTTPClient.Failure.self) { _ = try HTTPClient.get("https://127.0.0.1/status") }
         #expect(https?.description.contains("only http://") == true)
         // A port nobody listens on (bound, never listening).
-        let (fd, port) = Self.boundSocket()
+        let (fd, port) = boundLoopbackSocket()
         defer { close(fd) }
         let refused = #expect(throws: HTTPClient.Failure.self) { _ = try HTTPClient.get("http://127.0.0.1:\(port)/status") }
         #expect(refused?.description.contains("cannot connect to 127.0.0.1:\(port)") == true)
@@ -47,7 +36,7 @@ struct HTTPClientTests {
 
     @Test("a server that accepts and never answers: timed out, within the timeout")
     func timeout() throws {
-        let (fd, port) = Self.boundSocket()
+        let (fd, port) = boundLoopbackSocket()
         defer { close(fd) }
         listen(fd, 4)  // the kernel completes the handshake; nobody reads or writes
         let started = ContinuousClock.now
