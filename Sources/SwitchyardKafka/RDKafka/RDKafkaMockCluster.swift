@@ -1,4 +1,7 @@
 import CRdKafka
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Owns a librdkafka mock cluster and the `rd_kafka_t` it needs for bookkeeping.
 ///
@@ -35,7 +38,38 @@ final class RDKafkaMockCluster: @unchecked Sendable {
             rd_kafka_destroy(client)
             throw KafkaError.state(reason: "rd_kafka_mock_cluster_new failed")
         }
-        return RDKafkaMockCluster(client: client, cluster: cluster)
+        let mock = RDKafkaMockCluster(client: client, cluster: cluster)
+        mock.disableNagleOnListeners()
+        return mock
+    }
+
+    /// Sets `TCP_NODELAY` on the brokers' listening sockets, which accepted connections inherit (Linux).
+    ///
+    /// Apache Kafka sets it on every connection; librdkafka 2.0.2's mock broker does not. Without it a small
+    /// response written while the previous one is still unacknowledged waits for the client's delayed ACK
+    /// (40 ms on Linux): a producer waiting for its last acknowledgements stalls 40 ms at a time, which no real
+    /// cluster does. The mock gives no handle on its sockets, so they are found among this process's
+    /// descriptors as the TCP sockets listening on the brokers' ports. Called again after a broker comes back up
+    /// (the mock opens a new listener then). Best effort: a socket that cannot be changed keeps Nagle.
+    func disableNagleOnListeners() {
+        let ports = Set(bootstrapServers.split(separator: ",").compactMap { $0.split(separator: ":").last.flatMap { UInt16($0) } })
+        guard let directory = opendir("/proc/self/fd") else { return }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let fd = Int32(name) else { continue }
+            var listening: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            guard getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &length) == 0, listening == 1 else { continue }
+            var address = sockaddr_in()
+            var addressLength = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let named = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &addressLength) }
+            }
+            guard named == 0, address.sin_family == sa_family_t(AF_INET), ports.contains(UInt16(bigEndian: address.sin_port)) else { continue }
+            var on: Int32 = 1
+            _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        }
     }
 
     /// `host:port,host:port…` of the brokers.
@@ -62,6 +96,7 @@ final class RDKafkaMockCluster: @unchecked Sendable {
         guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
             throw KafkaError.rdKafka(err, code: .underlying, context: "cannot bring broker \(id) up")
         }
+        disableNagleOnListeners()
     }
 
     /// The next `errors.count` requests of this API key fail with these error codes, in order.
