@@ -422,11 +422,13 @@ def fmt(v, spec):
     return format(v, spec) if v is not None else "-"
 
 
-def capacity(worker, slow_partition, slow_key, kcat, partitions, utilisation, catchup, handler_ms):
+def capacity(worker, slow_partition, slow_key, transport, partitions, utilisation, catchup, handler_ms):
     """The capacity table of docs/capacity.md, from the measured rates only; the formulas are written there.
 
     Per scenario s: W_s, what one worker measurably does (no handler: min(R_w, K), the worker's steady
-    rate, not above the kcat floor K; with the slow handler: its measured rate over P_bench partitions)
+    rate, not above the transport floor K: what one consumer process reads from the broker with librdkafka
+    alone, the librdkafka floor row, or kcat's when that was not measured; with the slow handler: its
+    measured rate over P_bench partitions)
     and r_s, what one partition carries (no handler: W_s; with the slow handler: W_s / P_bench). u is the
     planned utilisation, c the CPU per record (no handler). For T events/s:
 
@@ -437,7 +439,7 @@ def capacity(worker, slow_partition, slow_key, kcat, partitions, utilisation, ca
     """
     r_w = worker["steadyRate"]
     c = worker["cpuMicrosPerRecord"]
-    k = kcat["steadyRate"]
+    k = transport["steadyRate"]
     if r_w is None or c is None or k is None:
         return None
     fast = min(r_w, k)
@@ -455,7 +457,7 @@ def capacity(worker, slow_partition, slow_key, kcat, partitions, utilisation, ca
             if by_partition > max(partitions, replicas):
                 limit = "partitions (handler time per partition)"
             elif w_s >= 0.8 * k:
-                limit = "transport (kcat floor per consumer)"
+                limit = "transport (librdkafka floor per consumer)"
             else:
                 limit = "one worker's rate"
             if parts / replicas > partitions:
@@ -674,12 +676,15 @@ def report(out, runs, settings, machine):
         print(f"{name:<52} {shown:>12}  {'PASS' if ok else 'FAIL'}")
         results.append({"target": name, "value": value, "pass": ok})
 
-    cap = capacity(sy, sp, sk if runs["slowKey"] and runs["slowKey"][0]["orderingKeyInConfig"] else None, kc,
+    # K: the librdkafka floor (poll and read, nothing else) is what one consumer process reads from this broker;
+    # kcat's rate is also its own output work, and the worker outruns it.
+    transport, transport_name = (fl, "librdkafka floor") if fl and fl.get("steadyRate") is not None else (kc, "kcat -C")
+    cap = capacity(sy, sp, sk if runs["slowKey"] and runs["slowKey"][0]["orderingKeyInConfig"] else None, transport,
                    partitions, utilisation, catchup, handler_ms)
     if cap:
         inputs = [("R_w, one worker, no handler (records/s)", fmt_rate(sy["steadyRate"])),
                   ("c, CPU per record (µs)", fmt(sy["cpuMicrosPerRecord"], ".2f")),
-                  ("K, kcat floor per consumer (records/s)", fmt_rate(kc["steadyRate"])),
+                  (f"K, transport floor per consumer ({transport_name}, records/s)", fmt_rate(transport["steadyRate"])),
                   (f"{handler_ms} ms handler, ordering: partition ({partitions} partitions, records/s)", fmt_rate(sp["steadyRate"])),
                   (f"{handler_ms} ms handler, ordering: key ({partitions} partitions, records/s)", fmt_rate(sk["steadyRate"])),
                   ("u, planned utilisation", f"{utilisation:g}"), ("catch-up seconds (lagThreshold)", f"{catchup:g}")]
