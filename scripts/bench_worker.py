@@ -19,14 +19,17 @@ Environment (defaults in brackets):
   BENCH_WORKER_HANDLER_MS [1]        the benchmark handler's sleep per record
   BENCH_WORKER_TIMEOUT [120]         seconds a run may take before it is stopped and reported as such
   BENCH_WORKER_SEED [17]             corpus seed
-  BENCH_WORKER_POLL_MS [20]          how often the worker's /metrics is read
+  BENCH_WORKER_POLL_MS [20]          how often the worker's /readyz is asked until it joined its group
+  BENCH_WORKER_FINE_POLL_MS [5]      how often its /metrics is read from then on (~0.07 ms of the worker's
+                                     CPU each, counted against it)
   BENCH_CAPACITY_UTILISATION [0.7]   planned load per worker and per partition, as a share of measured
   BENCH_CAPACITY_CATCHUP_SECONDS [5] KEDA lagThreshold: the lag one worker drains in this many seconds
 
 How each peer is measured (the peer's own process only; the driver's own CPU and memory never count):
 - switchyard consume: the release binary as the container image builds it (--static-swift-stdlib, from
   BENCH_WORKER_BIN, which scripts/bench-worker.sh sets), with the defaults (no `kafka` overrides), a fresh group per
-  round. "Handled" comes from its own counters: /metrics is read every BENCH_WORKER_POLL_MS;
+  round. "Handled" comes from its own counters: /readyz is asked every BENCH_WORKER_POLL_MS until
+  it has joined its group, then /metrics is read every BENCH_WORKER_FINE_POLL_MS;
   the first record is the first read with switchyard_records_total > 0, all handled is the first read
   with switchyard_records_total = N and switchyard_dead_letters_total = the corpus's decode failures
   (every dead letter acknowledged). CPU (utime + stime) and VmHWM are read from /proc/PID at that
@@ -231,8 +234,21 @@ def read_counters(conn, topic):
     return records, dead
 
 
-def run_worker(out, label, argv, config, topic, records, dead_letters, timeout, poll):
-    """Runs a Switchyard worker (`argv` + its config) until its counters show every record handled."""
+def is_ready(conn):
+    """Whether the worker answers /readyz with 200 (joined its group); cheaper to ask than a /metrics render."""
+    conn.request("GET", "/readyz")
+    response = conn.getresponse()
+    response.read()
+    return response.status == 200
+
+
+def run_worker(out, label, argv, config, topic, records, dead_letters, timeout, poll, fine_poll=None):
+    """Runs a Switchyard worker (`argv` + its config) until its counters show every record handled.
+
+    Until the worker has joined its group it is asked /readyz every `poll` seconds (the group join takes
+    about 3 s, and a /metrics render costs the worker twice what /readyz does); from then on /metrics is
+    read every `fine_poll` seconds, so that the first record and all handled are seen to within that."""
+    fine_poll = fine_poll or poll
     port = free_port()
     config = dict(config, metrics={"host": "127.0.0.1", "port": port})
     path = os.path.join(out, f"{label}.config.json")
@@ -243,27 +259,36 @@ def run_worker(out, label, argv, config, topic, records, dead_letters, timeout, 
     proc = subprocess.Popen([a.replace("{config}", path) for a in argv], stdout=subprocess.DEVNULL,
                             stderr=open(log_path, "w"))
     conn = None
+    joined = False
+    metric_reads = 0
     first = done = None
     handled = dead = 0
     cpu = hwm = None
     result = {"label": label, "records": records}
     while True:
-        time.sleep(poll)
+        time.sleep(fine_poll if joined else poll)
         now = time.monotonic()
         if proc.poll() is not None:
             result.update(error=f"exited {proc.returncode} before handling every record", log=tail(log_path))
             return result
         try:
             conn = conn or http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-            handled, dead = read_counters(conn, topic)
+            if not joined:
+                joined = is_ready(conn)
+                now = time.monotonic()
+            if joined:
+                handled, dead = read_counters(conn, topic)
+                metric_reads += 1
         except (OSError, http.client.HTTPException):
             if conn is not None:
                 conn.close()
             conn = None  # not listening yet, or the connection was closed: read again
         else:
-            if first is None and handled > 0:
+            if joined and first is None and handled > 0:
                 first = now
                 first_cpu, _ = proc_snapshot(proc.pid)
+                # Records already at the first read after the join: the first record is known only to `poll`.
+                result["firstSeenLate"] = metric_reads == 1
             if handled >= records and dead >= dead_letters:
                 done = now
                 cpu, hwm = proc_snapshot(proc.pid)
@@ -506,6 +531,7 @@ def main():
     timeout = env_int("BENCH_WORKER_TIMEOUT", 120)
     seed = env_int("BENCH_WORKER_SEED", 17)
     poll = env_int("BENCH_WORKER_POLL_MS", 20) / 1000
+    fine_poll = env_int("BENCH_WORKER_FINE_POLL_MS", 5) / 1000
     utilisation = env_float("BENCH_CAPACITY_UTILISATION", 0.7)
     catchup = env_float("BENCH_CAPACITY_CATCHUP_SECONDS", 5)
     system_python = os.environ.get("BENCH_WORKER_SYSTEM_RDKAFKA_PYTHON") or None
@@ -545,7 +571,7 @@ def main():
                 if peer == "switchyard":
                     cfg = worker_config(topic, group=f"bench-{label}-{os.getpid()}")
                     r = run_worker(out, label, [os.path.join(WORKER_BIN, "switchyard"), "consume", "--config", "{config}"],
-                                   cfg, topic, records, failures, timeout, poll)
+                                   cfg, topic, records, failures, timeout, poll, fine_poll)
                 elif peer == "python":
                     r = run_python_peer(out, label, brokers, topic, "feeds.dlq", records, timeout)
                 elif peer == "pythonSystemLibrdkafka":
@@ -565,14 +591,14 @@ def main():
                 argv = [os.path.join(WORKER_BIN, "switchyard-bench-worker"), "{config}", "--handler-sleep-ms", str(handler_ms)]
                 extra = {"ordering": ordering} if ordering_supported is not False else {}
                 cfg = worker_config(slow_topic, extra, group=f"bench-{label}-{os.getpid()}")
-                r = run_worker(out, label, argv, cfg, slow_topic, slow_records, slow_failures, timeout, poll)
+                r = run_worker(out, label, argv, cfg, slow_topic, slow_records, slow_failures, timeout, poll, fine_poll)
                 if ordering_supported is None:
                     ordering_supported = not (r.get("error", "").startswith("exited 78") and "ordering" in r.get("log", ""))
                     if not ordering_supported:
                         log("this worker does not know topics.<name>.ordering (exit 78): the partition row runs "
                             "without it (one record at a time is partition order); the key row is not measured")
                         cfg = worker_config(slow_topic, {}, group=f"bench-{label}-b-{os.getpid()}")
-                        r = run_worker(out, label, argv, cfg, slow_topic, slow_records, slow_failures, timeout, poll)
+                        r = run_worker(out, label, argv, cfg, slow_topic, slow_records, slow_failures, timeout, poll, fine_poll)
                 r["ordering"] = ordering
                 r["orderingKeyInConfig"] = "ordering" in cfg["topics"][slow_topic]
                 runs[key].append(r)
@@ -590,7 +616,7 @@ def main():
     machine = {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "loadAverage": os.getloadavg()}
     settings = {"records": records, "malformed": failures, "partitions": partitions, "rounds": rounds,
                 "slowRecords": slow_records, "slowMalformed": slow_failures, "handlerMilliseconds": handler_ms,
-                "timeoutSeconds": timeout, "seed": seed, "pollMilliseconds": poll * 1000,
+                "timeoutSeconds": timeout, "seed": seed, "pollMilliseconds": poll * 1000, "finePollMilliseconds": fine_poll * 1000,
                 "orderingSupported": ordering_supported, "utilisation": utilisation, "catchupSeconds": catchup,
                 "pythonLibrdkafka": confluent_kafka.libversion()[0], "systemLibrdkafka": system_librdkafka(),
                 "workerBinary": "static Swift runtime (as deploy/Dockerfile)" if WORKER_BIN != BIN else "dynamic Swift runtime"}
