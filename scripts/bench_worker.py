@@ -54,6 +54,7 @@ import re
 import select
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -422,8 +423,11 @@ def best(runs, key, lowest=False):
 
 def summarize(runs):
     ok = [r for r in runs if not r.get("error")]
+    complete = [r["steadyRate"] for r in runs if r.get("steadyRate") is not None and not r.get("timedOut") and not r.get("error")]
     s = {"rounds": len(runs), "completedRounds": len(ok),
          "steadyRate": best(runs, "steadyRate"), "startRate": best(runs, "startRate"),
+         # The middle round: one lucky or unlucky round moves the best a lot on a shared machine.
+         "medianSteadyRate": statistics.median(complete) if complete else None,
          "cpuMicrosPerRecord": best([dict(r, c=r["cpuSeconds"] / r["records"] * 1e6) for r in runs if r.get("cpuSeconds") is not None], "c", lowest=True),
          # CPU between the first record and all handled (startup and the group join left out); the worker only.
          "steadyCpuMicrosPerRecord": best([dict(r, c=r["steadyCPUSeconds"] / r["records"] * 1e6) for r in runs if r.get("steadyCPUSeconds") is not None], "c", lowest=True),
@@ -671,6 +675,9 @@ def report(out, runs, settings, machine):
             print(f"  {name}: no complete round; best partial: start->now {s['partialStartRate']:,.0f}/s, "
                   f"first->now {s['partialSteadyRate']:,.0f}/s")
 
+    if sy.get("medianSteadyRate") is not None and py.get("medianSteadyRate") is not None:
+        print(f"steady, median of the rounds: switchyard {sy['medianSteadyRate']:,.0f}/s, Python peer "
+              f"{py['medianSteadyRate']:,.0f}/s: {sy['medianSteadyRate'] / py['medianSteadyRate']:.2f}x")
     if sy.get("steadyCpuMicrosPerRecord") is not None:
         print(f"switchyard CPU from its first record to all handled (no start-up, no group join): "
               f"{sy['steadyCpuMicrosPerRecord']:.2f} µs/rec")
