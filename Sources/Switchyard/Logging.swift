@@ -29,7 +29,7 @@ public struct Logger: Sendable {
 
     @inline(__always) public func log(_ level: LogLevel, _ message: String, _ metadata: [String: String] = [:]) {
         guard level >= self.level else { return }
-        handler.log(level: level, message: message, metadata: self.metadata.merging(metadata) { _, new in new })
+        handler.log(level: level, message: message, metadata: self.metadata.isEmpty ? metadata : self.metadata.merging(metadata) { _, new in new })
     }
 
     public func debug(_ message: String, _ metadata: [String: String] = [:]) { log(.debug, message, metadata) }
@@ -44,14 +44,31 @@ public struct JSONLogHandler: LogHandler {
     public init() {}
 
     public func log(level: LogLevel, message: String, metadata: [String: String]) {
-        var o = JSONObject()
-        o.set("ts", Timestamp(Date()).text)
-        o.set("level", level.description)
-        o.set("msg", message)
-        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) { o.set(key, value) }
-        var line = o.bytes
-        line.append(UInt8(ascii: "\n"))
+        let line = Self.line(level: level, message: message, metadata: metadata, ts: Timestamp(Date()))
         line.withUnsafeBytes { _ = write(2, $0.baseAddress, $0.count) }
+    }
+
+    /// One entry's line, newline included: keys `ts`, `level`, `msg`, then the metadata's in sorted order.
+    /// Written straight into one buffer: every dead letter logs a line, so this is on the failure path.
+    static func line(level: LogLevel, message: String, metadata: [String: String], ts: Timestamp) -> [UInt8] {
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        func member(_ key: String, _ value: String) {
+            line.append(line.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            JSONString.appendQuoted(key, to: &line)
+            line.append(UInt8(ascii: ":"))
+            JSONString.appendQuoted(value, to: &line)
+        }
+        // A metadata value under one of the three leading keys takes that key's place (no key twice).
+        member("ts", metadata["ts"] ?? ts.text)
+        member("level", metadata["level"] ?? level.description)
+        member("msg", metadata["msg"] ?? message)
+        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) where key != "ts" && key != "level" && key != "msg" {
+            member(key, value)
+        }
+        line.append(UInt8(ascii: "}"))
+        line.append(UInt8(ascii: "\n"))
+        return line
     }
 }
 

@@ -346,7 +346,7 @@ final class Lane {
                 worker.logger.info("halt not applied: partition no longer assigned", position)
             case .halted:
                 worker.metrics.halted.labels(tp.topic, String(tp.partition)).set(1)
-                worker.noteError("partition halted", position.merging(Effects.failureMetadata(failure)) { a, _ in a })
+                worker.noteError("partition halted", Effects.failureMetadata(failure, adding: position))
             case .released(let release):
                 do {
                     progress.release(at: offset)
@@ -615,7 +615,7 @@ final class Effects: Sendable {
             switch send.kind {
             case .deadLetter(let failure, let halts):
                 worker.metrics.deadLetters.labels(send.topic.name, failure.kind.rawValue).increment()
-                worker.logger.warning("record dead-lettered", send.position.merging(Self.failureMetadata(failure)) { a, _ in a })
+                worker.logger.warning("record dead-lettered", Self.failureMetadata(failure, adding: send.position))
                 if halts {
                     let key = Worker.ReleaseKey(topic: progress.partition.topic, partition: progress.partition.partition, offset: send.offset)
                     let coordinates = DeadLetterCoordinates(topic: report.topic, partition: report.partition, offset: report.offset)
@@ -713,9 +713,15 @@ final class Effects: Sendable {
         }
     }
 
-    static func failureMetadata(_ failure: DecodeFailure) -> [String: String] {
-        var m = ["error.kind": failure.kind.rawValue, "error.path": failure.path, "error.message": failure.message]
-        if let type = failure.type { m["event.type"] = type }
+    /// `metadata` with the failure's kind, path, message and type added (what `metadata` has already wins).
+    static func failureMetadata(_ failure: DecodeFailure, adding metadata: [String: String]) -> [String: String] {
+        var m = metadata
+        m.reserveCapacity(metadata.count + 4)
+        func add(_ key: String, _ value: String) { if m[key] == nil { m[key] = value } }
+        add("error.kind", failure.kind.rawValue)
+        add("error.path", failure.path)
+        add("error.message", failure.message)
+        if let type = failure.type { add("event.type", type) }
         return m
     }
 }
