@@ -113,21 +113,3 @@ func request(
     }
     return response
 }
-
-/// A TCP port on 127.0.0.1 that was free a moment ago (for a subprocess that needs a fixed port).
-func freePort() throws -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
-    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-            bind(descriptor, pointer, length) == 0 && getsockname(descriptor, pointer, &length) == 0
-        }
-    }
-    guard bound else { throw RawConnection.Failure(description: "bind: \(String(cString: strerror(errno)))") }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
