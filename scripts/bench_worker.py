@@ -414,8 +414,13 @@ def run_floor(out, label, brokers, topic, records, timeout):
 # MARK: - Report
 
 
+def completed(runs, key):
+    """`key` of every round that completed (no error, not timed out) and has it."""
+    return [r[key] for r in runs if r.get(key) is not None and not r.get("timedOut") and not r.get("error")]
+
+
 def best(runs, key, lowest=False):
-    values = [r[key] for r in runs if r.get(key) is not None and not r.get("timedOut") and not r.get("error")]
+    values = completed(runs, key)
     if not values:
         return None
     return min(values) if lowest else max(values)
@@ -423,11 +428,11 @@ def best(runs, key, lowest=False):
 
 def summarize(runs):
     ok = [r for r in runs if not r.get("error")]
-    complete = [r["steadyRate"] for r in runs if r.get("steadyRate") is not None and not r.get("timedOut") and not r.get("error")]
+    steady = completed(runs, "steadyRate")
     s = {"rounds": len(runs), "completedRounds": len(ok),
          "steadyRate": best(runs, "steadyRate"), "startRate": best(runs, "startRate"),
          # The middle round: one lucky or unlucky round moves the best a lot on a shared machine.
-         "medianSteadyRate": statistics.median(complete) if complete else None,
+         "medianSteadyRate": statistics.median(steady) if steady else None,
          "cpuMicrosPerRecord": best([dict(r, c=r["cpuSeconds"] / r["records"] * 1e6) for r in runs if r.get("cpuSeconds") is not None], "c", lowest=True),
          # CPU between the first record and all handled (startup and the group join left out); the worker only.
          "steadyCpuMicrosPerRecord": best([dict(r, c=r["steadyCPUSeconds"] / r["records"] * 1e6) for r in runs if r.get("steadyCPUSeconds") is not None], "c", lowest=True),
