@@ -100,17 +100,16 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
     /// How many records the poll thread hands to the reader at once (``KafkaConsumer/batches``). Default: 500.
     public var maxBatchRecords: Int
     /// `queued.max.messages.kbytes`: how much librdkafka prefetches ahead of the poll thread, for all partitions
-    /// together. Default: 32768 (32 MiB; librdkafka's is 64 MiB). The `kafka` map can override it.
+    /// together. Default: 16384 (16 MiB; librdkafka's is 64 MiB). The `kafka` map can override it.
     ///
-    /// - Important: librdkafka 2.0 stops fetching for a whole second whenever its queue reaches this size or
-    ///   ``prefetchMinRecords`` (`fetch.queue.backoff.ms` arrived in 2.1), so a consumer catching up reads at most
-    ///   about this much per second: 32 MiB is ~160k records/s of 200 bytes, 8 MiB only ~40k/s. Lower it to save
-    ///   memory only where the backlog is small; keep it above one fetch response (assigned partitions ×
-    ///   `max.partition.fetch.bytes`, 1 MiB each by default).
+    /// librdkafka also caps `fetch.max.bytes` (what one fetch may bring) at this size. librdkafka 2.0 stops
+    /// fetching whenever its queue reaches this size or ``prefetchMinRecords`` and, left alone, decides again
+    /// only up to a second later; the poll thread wakes it once the queue has drained to a quarter
+    /// (``PrefetchWatch``), so the limits bound memory without slowing a consumer that catches up.
     public var prefetchKilobytes: Int
-    /// `queued.min.messages`: how many records librdkafka keeps prefetched before it stops fetching (the
-    /// ``prefetchKilobytes`` limit comes first). Default: 100,000 (librdkafka's): lower values hit the
-    /// one-second fetch backoff described above while catching up.
+    /// `queued.min.messages`: how many records librdkafka keeps prefetched before it stops fetching (whichever
+    /// of this and ``prefetchKilobytes`` comes first). Default: 20,000 (librdkafka's is 100,000): enough for
+    /// the wake described above to bring the next fetch before the queue runs dry at ~1M records/s.
     public var prefetchMinRecords: Int
     /// Whether records keep librdkafka's message instead of a copy of key, value and headers: no allocation
     /// or copy per record, and headers parsed only when read. Each kept record keeps its whole fetch response
@@ -130,8 +129,8 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
         statisticsInterval: Duration? = .seconds(5),
         maxBufferedRecords: Int = 4000,
         maxBatchRecords: Int = 500,
-        prefetchKilobytes: Int = 32768,
-        prefetchMinRecords: Int = 100_000,
+        prefetchKilobytes: Int = 16384,
+        prefetchMinRecords: Int = 20_000,
         keepsMessages: Bool = false
     ) {
         self.kafka = kafka
@@ -172,6 +171,14 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
         result.insert(contentsOf: shared.prefix(3), at: 0)
         result += shared.dropFirst(3)
         return result
+    }
+
+    /// The prefetch limits librdkafka applies: `queued.min.messages` records and `queued.max.messages.kbytes` in
+    /// bytes, as the `kafka` map may have overridden them (a value librdkafka would reject never gets this far).
+    var effectivePrefetchLimits: (records: Int, bytes: Int) {
+        let properties = rdKafkaProperties
+        func last(_ name: String) -> Int? { properties.last { $0.0 == name }.flatMap { Int($0.1) } }
+        return (last("queued.min.messages") ?? prefetchMinRecords, (last("queued.max.messages.kbytes") ?? prefetchKilobytes) * 1024)
     }
 }
 

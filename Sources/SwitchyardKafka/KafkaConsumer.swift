@@ -93,19 +93,22 @@ public final class KafkaConsumer: Sendable {
             events: events,
             configuration: configuration
         )
-        consumer.startPollThread()
+        consumer.startPollThread(logger: logger)
         return consumer
     }
 
-    private func startPollThread() {
+    private func startPollThread(logger: any KafkaLogger) {
         let client = self.client
         let shared = self.shared
         let signal = self.signal
         let maxBatch = configuration.maxBatchRecords
         let keepingMessages = configuration.keepsMessages
+        let limits = configuration.effectivePrefetchLimits
+        let waker = FetchWaker(client: client, logger: logger) { shared.state.withLock { Array($0.assignment) } }
         startDedicatedThread(name: "kafka-consumer") {
             var fullSince: ContinuousClock.Instant?
             var topicNames = RDKafkaTopicNames()
+            var prefetch = PrefetchWatch(maxRecords: limits.records, maxBytes: limits.bytes)
             while !signal.isStopRequested {
                 // Seeks run here, between polls, so no record fetched before the seek is in flight.
                 // Batches the reader handed back (recycle) are freed here, where their records were allocated,
@@ -144,6 +147,7 @@ public final class KafkaConsumer: Sendable {
                 // lock: the reader wakes once per batch, not once per record. (rd_kafka_consume_batch_queue would
                 // save the calls, but librdkafka 2.0 documents it as unsafe beside pause, seek and rebalances.)
                 var batch: [KafkaRecord] = []
+                var batchBytes = 0
                 var error: KafkaError?
                 var timeout: Int32 = 100
                 drain: while batch.count < maxBatch {
@@ -151,7 +155,12 @@ public final class KafkaConsumer: Sendable {
                     case .none:
                         break drain
                     case .record(let record):
-                        if batch.isEmpty { batch.reserveCapacity(maxBatch) }
+                        if batch.isEmpty {
+                            batch.reserveCapacity(maxBatch)
+                            // The queue before this drain: a drain may empty it faster than it is ever seen full.
+                            if prefetch.shouldWake(queued: client.consumerQueueLength) { waker.wake() }
+                        }
+                        batchBytes &+= record.valueCount ?? 0
                         batch.append(record)
                         timeout = 0
                     case .error(let e):
@@ -160,10 +169,14 @@ public final class KafkaConsumer: Sendable {
                     }
                 }
                 if !batch.isEmpty {
+                    prefetch.observe(records: batch.count, bytes: batchBytes)
                     shared.state.withLock { $0.polled(batch) }?.run()
                 }
+                // librdkafka 2.0 does not fetch again on its own until up to a second after its queue was full.
+                if prefetch.shouldWake(queued: client.consumerQueueLength) { waker.wake() }
                 if let error { shared.reportError(error) }
             }
+            waker.stop()
             // Revokes the assignment (the rebalance callback commits stored offsets), leaves the group.
             if let error = client.consumerClose() {
                 shared.events.yield(.error(error))

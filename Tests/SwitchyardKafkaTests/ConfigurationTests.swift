@@ -83,12 +83,13 @@ struct ConfigurationTests {
         let consumer = KafkaConsumerConfiguration(groupID: "g", topics: ["t"])
         #expect(consumer.sessionTimeout == .seconds(45))
         #expect(consumer.offsetReset == .earliest)
-        // Issue 17: the prefetch a worker needs (librdkafka 2.0 pauses a second whenever its queue is full).
+        // Issue 17: the prefetch of a worker held to 64 MiB (the poll thread wakes librdkafka's fetchers, so a
+        // small prefetch no longer costs librdkafka 2.0's one-second pause whenever its queue is full).
         #expect(consumer.maxBatchRecords == 500)
         #expect(consumer.maxBufferedRecords == 4000)
         let properties = Dictionary(consumer.rdKafkaProperties, uniquingKeysWith: { _, last in last })
-        #expect(properties["queued.max.messages.kbytes"] == "32768")
-        #expect(properties["queued.min.messages"] == "100000")
+        #expect(properties["queued.max.messages.kbytes"] == "16384")
+        #expect(properties["queued.min.messages"] == "20000")
         // The kafka map still overrides them.
         let tuned = KafkaConsumerConfiguration(
             groupID: "g", topics: ["t"], kafka: KafkaConfiguration(properties: ["queued.max.messages.kbytes": "8192"]))

@@ -275,6 +275,55 @@ struct KafkaIntegrationTests {
         await producer.close()
     }
 
+    @Test("a backlog far beyond queued.min.messages streams on: no one-second fetch pause each time librdkafka's queue was full")
+    func backlogBeyondPrefetchLimit() async throws {
+        let topic = unique("backlog")
+        let broker = try EmbeddedBroker.make(topics: [topic: 2])
+        // Sets of 50 records: the mock broker answers a fetch with one set per partition, so each fetch adds at
+        // most 100 records to librdkafka's queue, and the queue reaches its limit (300) many times over.
+        var producerSettings = producerConfiguration(broker)
+        producerSettings.kafka.properties["batch.num.messages"] = "50"
+        let producer = try KafkaProducer.make(configuration: producerSettings, logger: logger)
+        let count = 3000
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<count {
+                group.addTask {
+                    let value = #"{"type":"post.liked","postId":"p-\#(i)","userId":"u-\#(i % 97)"}"#
+                    _ = try await producer.send(KafkaProducerRecord(topic: topic, partition: Int32(i % 2), value: value.bytes))
+                }
+                if i % 200 == 199 { try await group.waitForAll() }
+            }
+            try await group.waitForAll()
+        }
+        // Heartbeats and commits wake librdkafka's broker thread too (a request to send): at librdkafka's default
+        // intervals, as a worker runs, they are seconds apart.
+        var configuration = consumerConfiguration(
+            broker, group: unique("g"), topics: [topic], maxBuffered: 50, properties: ["heartbeat.interval.ms": "3000"])
+        configuration.commitInterval = .seconds(5)
+        configuration.sessionTimeout = .seconds(30)
+        configuration.prefetchMinRecords = 300
+        let consumer = try KafkaConsumer.make(configuration: configuration, logger: logger)
+        // A reader slower than the fetches (about 20,000 records/s), as a worker catching up is: the queue fills.
+        let (records, arrivals) = try await withDeadline(.seconds(60), "reading \(count) records") {
+            var records: [KafkaRecord] = []
+            var arrivals: [ContinuousClock.Instant] = []
+            for try await record in consumer.records {
+                arrivals.append(.now)
+                records.append(record)
+                if records.count % 20 == 0 { try await Task.sleep(for: .milliseconds(1)) }
+                if records.count == count { break }
+            }
+            return (records, arrivals)
+        }
+        #expect(Set(records.map { "\($0.partition)/\($0.offset)" }).count == count)
+        let gaps = zip(arrivals.dropFirst(), arrivals).map { $0.0 - $0.1 }
+        let longest = try #require(gaps.max())
+        // librdkafka 2.0 decides again only when its broker thread wakes: without a wake, up to a second later.
+        #expect(longest < .milliseconds(500), "longest wait between two records: \(longest), all \(count) in \(arrivals.last! - arrivals[0])")
+        await consumer.close()
+        await producer.close()
+    }
+
     @Test("a recycled batch is emptied, records kept from it stay intact after the poll thread frees it; the poll threads carry their names")
     func recycleAndThreadNames() async throws {
         let topic = unique("recycle")

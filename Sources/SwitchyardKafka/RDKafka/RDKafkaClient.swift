@@ -76,16 +76,22 @@ final class RDKafkaClient: @unchecked Sendable {
     let kind: Kind
     /// `bootstrap.servers`, for error messages.
     let bootstrapDescription: String
+    /// A consumer's queue (`rd_kafka_queue_get_consumer`): every assigned partition's fetched records, where
+    /// librdkafka counts them against `queued.min.messages`. `nil` for a producer.
+    private let consumerQueue: OpaquePointer?
 
     private init(handle: OpaquePointer, callbacks: Unmanaged<RDKafkaCallbacks>, kind: Kind, bootstrap: String) {
         self.handle = handle
         self.callbacks = callbacks
         self.kind = kind
         self.bootstrapDescription = bootstrap
+        self.consumerQueue = kind == .consumer ? rd_kafka_queue_get_consumer(handle) : nil
     }
 
     deinit {
-        // Destroy first: librdkafka may call back (logs, errors) until rd_kafka_destroy returns.
+        // The queue reference goes first: rd_kafka_destroy waits for every reference to the client's queues.
+        if let consumerQueue { rd_kafka_queue_destroy(consumerQueue) }
+        // The client before the callbacks: librdkafka may call back (logs, errors) until rd_kafka_destroy returns.
         rd_kafka_destroy(handle)
         callbacks.release()
     }
@@ -378,6 +384,31 @@ final class RDKafkaClient: @unchecked Sendable {
             throw KafkaError.rdKafka(err, code: code, context: "watermark query for \(partition) failed")
         }
         return (low, high)
+    }
+
+    /// How many records (and events) wait in the consumer queue for the poll thread: the count librdkafka
+    /// compares with `queued.min.messages` before each fetch. 0 for a producer.
+    var consumerQueueLength: Int {
+        consumerQueue.map { Int(rd_kafka_queue_length($0)) } ?? 0
+    }
+
+    /// Wakes the broker threads that lead `partitions`, so that they decide again whether to fetch: one
+    /// ListOffsets request (the latest offset) to each leader, answers awaited up to `timeoutMilliseconds`.
+    ///
+    /// librdkafka 2.0 stops fetching a partition whenever the consumer queue holds `queued.min.messages` records or
+    /// `queued.max.messages.kbytes`, and decides again only when its broker thread next wakes: on a response, a
+    /// request to send, or after a second. Draining the queue wakes nothing, so a consumer catching up on a
+    /// backlog waits up to a second each time the queue filled (2.1 made the second `fetch.queue.backoff.ms`).
+    func wakeFetchers(_ partitions: [KafkaTopicPartition], timeoutMilliseconds: Int32) throws {
+        guard !partitions.isEmpty else { return }
+        // For rd_kafka_offsets_for_times the offset field holds a timestamp: -1 asks for the latest offset.
+        let list = RDKafkaTopicPartitionList(partitions.map { ($0.topic, $0.partition, -1) })
+        try list.withPointer { pointer in
+            let err = rd_kafka_offsets_for_times(handle, pointer, timeoutMilliseconds)
+            guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+                throw KafkaError.rdKafka(err, code: .consumer, context: "waking the fetchers of \(partitions.count) partitions failed")
+            }
+        }
     }
 
     // MARK: - Producer
