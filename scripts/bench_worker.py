@@ -10,9 +10,13 @@ measured rates (docs/capacity.md), and writes OUT/worker.json.
     bench_worker.py --report OUT_DIR/worker.json   (the tables again from saved runs, measuring nothing)
 
 Environment (defaults in brackets):
-  BENCH_WORKER_RECORDS [84000]       feeds records produced once (1% malformed, seeded); the mock
-                                     broker keeps about 5 MB per partition, so the driver checks the
-                                     watermarks (every record there) before measuring
+  BENCH_WORKER_RECORDS [200000]      feeds records produced once (1% malformed, seeded), as in issue 17;
+                                     the mock broker keeps about 5 MB per partition (of produced, so
+                                     compressed, bytes), so the driver checks the watermarks (every
+                                     record there) before measuring
+  BENCH_WORKER_COMPRESSION [lz4]     the corpus producer's compression.type (none, gzip, snappy, lz4,
+                                     zstd): lz4, common in production, is what fits 200,000 records
+                                     into 6 partitions of the mock broker; every peer decompresses
   BENCH_WORKER_PARTITIONS [6]        partitions of the measured topics
   BENCH_WORKER_ROUNDS [3]            alternating rounds; each peer's best round is reported
   BENCH_WORKER_SLOW_RECORDS [6000]   records of the 1 ms handler topic (a prefix of the same corpus)
@@ -36,6 +40,14 @@ How each peer is measured (the peer's own process only; the driver's own CPU and
   moment, before SIGTERM.
 - Python peer (scripts/bench_worker_peer.py): reports the wall-clock times of its first record and of
   all handled (every dead letter acknowledged); CPU and VmHWM are read from /proc/PID when it reports.
+- Prefetch: a topic of 200,000 records is larger than a consumer's prefetch queue (librdkafka's
+  queued.min.messages / queued.max.messages.kbytes), and librdkafka stops fetching whenever that queue is
+  full. Left alone, 2.0.2 decides again only up to a second later (the worker wakes it; see
+  KafkaConsumer), and newer releases after fetch.queue.backoff.ms (1000 by default). So that no peer is
+  measured waiting for that second: the Python peer on a librdkafka >= 2.1 sets fetch.queue.backoff.ms=1
+  (the fastest of 1, 10, 100 and the default in a trial); kcat and the librdkafka floor get queues large
+  enough for the whole topic (-X queued.min.messages=10000000, queued.max.messages.kbytes=2097151), as
+  floors. The Python peer on 2.0.2 can do neither: its row includes the pauses.
 - kcat -C -e -o beginning -q: the driver counts the lines on its stdout; first and last line; CPU from
   wait4's rusage once it exits at the end of the partitions, peak RSS (VmHWM) read while it runs.
 - librdkafka floor (switchyard-bench-floor, C, on the worker's librdkafka): joins a group, polls each
@@ -162,14 +174,15 @@ def start_broker(out, topics):
     return broker, line.split("=", 1)[1]
 
 
-def produce_corpus(brokers, records, partitions, seed, topics):
+def produce_corpus(brokers, records, partitions, seed, topics, compression="none"):
     """Produces `records` seeded feeds records round-robin over `partitions`, to each (topic, count)
-    of `topics` (count records from the start of the same corpus)."""
+    of `topics` (count records from the start of the same corpus), compressed with `compression`."""
     corpus = subprocess.run(
         [os.path.join(BIN, "switchyard-corpus"), "--catalog", "feeds", "--count", str(records), "--seed", str(seed),
          "--kcat", "--partitions", str(partitions)],
         check=True, capture_output=True).stdout.splitlines()
-    producer = Producer({"bootstrap.servers": brokers, "linger.ms": 20, "enable.idempotence": True})
+    producer = Producer({"bootstrap.servers": brokers, "linger.ms": 20, "enable.idempotence": True,
+                         "compression.type": compression})
     for topic, count in topics:
         for line in corpus[:count]:
             e = json.loads(line)
@@ -196,8 +209,8 @@ def verify_watermarks(brokers, topic, records, partitions):
             low, high = consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)
             if low != 0 or high != expected:
                 sys.exit(f"bench-worker: {topic}[{p}] holds offsets {low}..{high}, expected 0..{expected}: the mock "
-                         f"broker trimmed the log (about 5 MB per partition); lower BENCH_WORKER_RECORDS or raise "
-                         f"BENCH_WORKER_PARTITIONS")
+                         f"broker trimmed the log (about 5 MB per partition); lower BENCH_WORKER_RECORDS, raise "
+                         f"BENCH_WORKER_PARTITIONS or compress (BENCH_WORKER_COMPRESSION)")
     finally:
         consumer.close()
 
@@ -349,7 +362,7 @@ def run_python_peer(out, label, brokers, topic, dlq, records, timeout, python=PY
 
 def run_kcat(out, label, brokers, topic, records, timeout):
     started = time.monotonic()
-    proc = subprocess.Popen(["kcat", "-C", "-b", brokers, "-t", topic, "-e", "-o", "beginning", "-q"],
+    proc = subprocess.Popen(["kcat", "-C", "-b", brokers, "-t", topic, "-e", "-o", "beginning", "-q"] + FLOOR_QUEUE_ARGS,
                             stdout=subprocess.PIPE, stderr=open(os.path.join(out, f"{label}.log"), "w"))
     fd = proc.stdout.fileno()
     lines = hwm = 0
@@ -384,6 +397,10 @@ def run_kcat(out, label, brokers, topic, records, timeout):
     result.update(steadyRate=records / max(last - first, 1e-9), startRate=records / (last - started),
                   firstSeconds=first - started, doneSeconds=last - started)
     return result
+
+
+# kcat's -X properties that let the floors prefetch a whole bench topic (module docstring, "Prefetch").
+FLOOR_QUEUE_ARGS = ["-X", "queued.min.messages=10000000", "-X", "queued.max.messages.kbytes=2097151"]
 
 
 def run_floor(out, label, brokers, topic, records, timeout):
@@ -532,7 +549,10 @@ def main():
         sys.exit("usage: bench_worker.py OUT_DIR | bench_worker.py --report OUT_DIR/worker.json")
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    records = env_int("BENCH_WORKER_RECORDS", 84_000)
+    records = env_int("BENCH_WORKER_RECORDS", 200_000)
+    compression = os.environ.get("BENCH_WORKER_COMPRESSION", "lz4")
+    if compression not in ("none", "gzip", "snappy", "lz4", "zstd"):
+        sys.exit(f"bench-worker: BENCH_WORKER_COMPRESSION must be none, gzip, snappy, lz4 or zstd, got '{compression}'")
     partitions = env_int("BENCH_WORKER_PARTITIONS", 6)
     rounds = env_int("BENCH_WORKER_ROUNDS", 3)
     slow_records = min(env_int("BENCH_WORKER_SLOW_RECORDS", 6_000), records)
@@ -552,8 +572,8 @@ def main():
                                          ("feeds.slow.dlq", partitions)])
     try:
         log(f"broker at {brokers}; producing {records} feeds records (seed {seed}) to {topic} and the first "
-            f"{slow_records} to {slow_topic}, {partitions} partitions each")
-        produce_corpus(brokers, records, partitions, seed, [(topic, records), (slow_topic, slow_records)])
+            f"{slow_records} to {slow_topic}, {partitions} partitions each, compression {compression}")
+        produce_corpus(brokers, records, partitions, seed, [(topic, records), (slow_topic, slow_records)], compression)
         verify_watermarks(brokers, topic, records, partitions)
         verify_watermarks(brokers, slow_topic, slow_records, partitions)
         failures = expected_failures(out, records, seed)
@@ -625,7 +645,7 @@ def main():
     machine = {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "loadAverage": os.getloadavg()}
     settings = {"records": records, "malformed": failures, "partitions": partitions, "rounds": rounds,
                 "slowRecords": slow_records, "slowMalformed": slow_failures, "handlerMilliseconds": handler_ms,
-                "timeoutSeconds": timeout, "seed": seed, "pollMilliseconds": poll * 1000, "finePollMilliseconds": fine_poll * 1000,
+                "timeoutSeconds": timeout, "seed": seed, "compression": compression, "pollMilliseconds": poll * 1000, "finePollMilliseconds": fine_poll * 1000,
                 "orderingSupported": ordering_supported, "utilisation": utilisation, "catchupSeconds": catchup,
                 "pythonLibrdkafka": confluent_kafka.libversion()[0], "systemLibrdkafka": system_librdkafka(),
                 "workerBinary": "static Swift runtime (as deploy/Dockerfile)" if WORKER_BIN != BIN else "dynamic Swift runtime"}
@@ -649,6 +669,7 @@ def report(out, runs, settings, machine):
 
     print()
     print(f"worker benchmark: {records:,} feeds records ({failures} malformed), {partitions} partitions, "
+          f"compression {settings.get('compression', 'none')}, "
           f"switchyard broker; best of {rounds} alternating rounds; the {handler_ms} ms handler rows on the first "
           f"{slow_records:,} ({slow_failures} malformed); the Python peer's librdkafka "
           f"{settings.get('pythonLibrdkafka', '?')}, the worker's and kcat's {settings.get('systemLibrdkafka', '?')}; the worker "

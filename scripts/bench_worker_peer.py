@@ -22,6 +22,10 @@ What it does, so that the comparison with `switchyard consume` is honest:
   dead letters themselves are produced without waiting one by one.
 - Consumes in batches (Consumer.consume(500)), the fastest loop confluent-kafka offers from Python, and
   stores offsets once per partition and batch.
+- On a librdkafka >= 2.1 it sets fetch.queue.backoff.ms=1: librdkafka stops fetching whenever its
+  prefetch queue is full and, by default, waits a second before it looks again, far longer than the
+  queue lasts a consumer catching up on a backlog (the worker wakes librdkafka instead). 2.0 has no such
+  setting.
 
 Differences it cannot remove: msgspec accepts duplicate keys (last one wins), so the corpus's
 duplicate-key records decode here and are not dead-lettered; it reports its own count.
@@ -41,6 +45,7 @@ from datetime import datetime, timezone
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import msgspec  # noqa: E402
+import confluent_kafka  # noqa: E402
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition  # noqa: E402
 
 from bench_peers import MSGSPEC_UNIONS, MTag  # noqa: E402
@@ -61,6 +66,7 @@ def main():
         "enable.auto.offset.store": False,
         "enable.auto.commit": True,
         "auto.commit.interval.ms": 5000,
+        **({"fetch.queue.backoff.ms": 1} if confluent_kafka.libversion()[1] >= 0x02010000 else {}),
     })
     consumer.subscribe([topic])
     producer = Producer({
