@@ -50,7 +50,7 @@ struct PrefetchWatchTests {
     func effectiveLimits() {
         var configuration = KafkaConsumerConfiguration(groupID: "g", topics: ["t"])
         var limits = configuration.effectivePrefetchLimits
-        #expect(limits.records == 100_000 && limits.bytes == 32_768 * 1024)
+        #expect(limits.records == 20_000 && limits.bytes == 16_384 * 1024)
         configuration.prefetchMinRecords = 500
         configuration.prefetchKilobytes = 64
         limits = configuration.effectivePrefetchLimits
