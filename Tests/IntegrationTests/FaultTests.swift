@@ -194,13 +194,23 @@ struct FaultTests {
         try await eventually(.seconds(60), "first worker under way") { first.counter("switchyard_records_total", ["topic": "feeds"]) > 150 }
         let second = try RunningWorker(config, handlers: handlers("second"))
         try await eventually(.seconds(60), "rebalanced") { second.worker.status.assignment.count > 0 }
-        try await eventually(.seconds(180), "all handled by the two") {
-            let out = first.counter("switchyard_republished_total", ["topic": "feeds", "target": "feeds.out"])
-                + second.counter("switchyard_republished_total", ["topic": "feeds", "target": "feeds.out"])
-            let dead = first.counter("switchyard_dead_letters_total", ["topic": "feeds", "kind": "keyNotFound"])
-                + second.counter("switchyard_dead_letters_total", ["topic": "feeds", "kind": "keyNotFound"])
-            let outKeys = Set(try await Self.keyCounts(harness, ["feeds.out", "feeds.dlq"], partitions: ["feeds.out": 4, "feeds.dlq": 1]).keys)
-            return out + dead >= 800 && outKeys.isSuperset(of: keys.keys)
+        do {
+            try await eventually(.seconds(180), "all handled by the two") {
+                let out = first.counter("switchyard_republished_total", ["topic": "feeds", "target": "feeds.out"])
+                    + second.counter("switchyard_republished_total", ["topic": "feeds", "target": "feeds.out"])
+                let dead = first.counter("switchyard_dead_letters_total", ["topic": "feeds", "kind": "keyNotFound"])
+                    + second.counter("switchyard_dead_letters_total", ["topic": "feeds", "kind": "keyNotFound"])
+                let outKeys = Set(try await Self.keyCounts(harness, ["feeds.out", "feeds.dlq"], partitions: ["feeds.out": 4, "feeds.dlq": 1]).keys)
+                return out + dead >= 800 && outKeys.isSuperset(of: keys.keys)
+            }
+        } catch {
+            // Timed out once in a full CI run (session 10) and never alone: what each worker saw, for the next time.
+            for (name, worker) in [("first", first), ("second", second)] {
+                let handledCount = worker.counter("switchyard_records_total", ["topic": "feeds"])
+                print("secondWorkerJoiningMidBatch: \(name) worker, \(handledCount) records handled, assignment \(worker.worker.status.assignment); its last log lines:")
+                for entry in worker.logs.entries.suffix(60) { print("  \(entry)") }
+            }
+            throw error
         }
         // The uncommitted tail: the most records handled in one auto-commit interval (500 ms here), plus the
         // work in flight. The mock cluster refuses the commit in the revoke callback (REBALANCE_IN_PROGRESS), so
