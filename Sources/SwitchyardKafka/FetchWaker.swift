@@ -72,7 +72,7 @@ final class FetchWaker: Sendable {
                     try client.wakeFetchers(assignment(), timeoutMilliseconds: 1_000)
                 } catch {
                     // Nothing is lost: librdkafka decides again on its own within a second.
-                    logger.log(level: .debug, message: "\(error)", metadata: ["kafka.client": "consumer"])
+                    logger.log(level: .debug, message: "\(error)", metadata: ["kafka.client": client.name])
                 }
             }
         }
