@@ -91,3 +91,55 @@ public final class InMemoryLogHandler: LogHandler {
     /// Every entry so far.
     public var entries: [Entry] { storage.withLock { $0 } }
 }
+
+/// A token bucket for one per-record log line (`record dead-lettered`): `perSecond` lines a second on average,
+/// bursts of ten seconds' worth. A poison-pill flood at 10,000 records a second would otherwise write 10,000
+/// lines a second to the log pipeline, and writing the line would cost more than dead-lettering the record.
+/// What is held back is counted by kind, for one summary line a second (``takeSuppressed()``).
+struct LogRateLimit {
+    let perSecond: Int
+    private var tokens: Double
+    private var refilled: ContinuousClock.Instant
+    /// Lines held back since the last summary, by kind (`error.kind` of a dead letter).
+    private(set) var suppressed: [String: Int] = [:]
+
+    init(perSecond: Int, now: ContinuousClock.Instant = .now) {
+        self.perSecond = max(perSecond, 0)
+        tokens = Double(self.perSecond) * Self.burstSeconds
+        refilled = now
+    }
+
+    /// A burst may use this many seconds' worth of lines at once.
+    static let burstSeconds = 10.0
+
+    /// Whether a line of `kind` may be written at `now`; when not, it is counted as suppressed.
+    mutating func admit(_ kind: String, at now: ContinuousClock.Instant = .now) -> Bool {
+        let elapsed = refilled.duration(to: now)
+        if elapsed > .zero {
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+            tokens = min(tokens + seconds * Double(perSecond), Double(perSecond) * Self.burstSeconds)
+            refilled = now
+        }
+        if tokens >= 1 {
+            tokens -= 1
+            return true
+        }
+        suppressed[kind, default: 0] += 1
+        return false
+    }
+
+    /// The lines held back since the last call, by kind (empty when none), and starts counting again.
+    mutating func takeSuppressed() -> [String: Int] {
+        defer { suppressed = [:] }
+        return suppressed
+    }
+
+    /// Metadata of the summary line for `suppressed`: the total and `kind=count` pairs in name order.
+    static func summary(_ suppressed: [String: Int], perSecond: Int) -> [String: String] {
+        [
+            "log.suppressed": String(suppressed.values.reduce(0, +)),
+            "log.suppressed_by_kind": suppressed.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","),
+            "log.limit_per_second": String(perSecond),
+        ]
+    }
+}

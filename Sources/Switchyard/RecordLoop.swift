@@ -119,7 +119,8 @@ struct RecordLoop {
             partition: tp, topic: topic, progress: progress,
             codec: TopicCodec(
                 catalog: topic.configuration.catalog, policy: topic.configuration.policy,
-                readerOptions: JSONReader.Options(maxBytes: worker.configuration.maxRecordBytes, rejectDuplicateKeys: true)),
+                readerOptions: JSONReader.Options(maxBytes: worker.configuration.maxRecordBytes, rejectDuplicateKeys: true),
+                keepsEvents: !worker.handlers.isEmpty || topic.configuration.republishTo != nil),
             republishPartition: topic.configuration.republishTo.flatMap { target in
                 (partitionCounts[target] ?? 0) > Int(tp.partition) ? tp.partition : nil
             })
@@ -261,15 +262,16 @@ final class Lane {
                 tombstones += 1
                 completed += 1
             case .handOn, .handOnThenRepublish:
-                guard let event = decoded.event, let type = decoded.outcome.type else { break }
+                guard let type = decoded.outcome.type else { break }
                 if case .unknown = decoded.outcome {
                     unknown.add(type)
                 } else {
                     self.decoded.add(type)
                     if decoded.unknownFields > 0 { unknownFields.add(type, decoded.unknownFields) }
                 }
-                let republish = action == .handOnThenRepublish ? try republishRecord(record, event: event, decoded: decoded, worker: worker) : nil
-                let handler = hasHandlers ? worker.handlers.handler(for: event) : nil
+                // The codec keeps events only where a handler or a republish needs them (`keepsEvents`).
+                let republish = action == .handOnThenRepublish ? try republishRecord(record, event: decoded.event, decoded: decoded, worker: worker) : nil
+                let handler = hasHandlers ? decoded.event.flatMap { worker.handlers.handler(for: $0) } : nil
                 if hasHandlers, handler != nil || republish != nil {
                     // Through the handler lane, so effects keep the partition's (or the key's) order.
                     pending.append(record.offset)
@@ -284,7 +286,7 @@ final class Lane {
                 guard case .failed(let failure) = decoded.outcome else { break }
                 let dead = Effects.Send(
                     record: Self.deadLetter(record, failure: failure, topic: configuration, group: worker.configuration.groupId),
-                    offset: record.offset, position: record.position,
+                    source: record.recordLocation,
                     kind: action == .deadLetter ? .deadLetter(failure, halts: false) : .deadLetter(failure, halts: true),
                     topic: topic)
                 if hasHandlers {
@@ -379,7 +381,7 @@ final class Lane {
     }
 
     /// What republishing sends for this record.
-    private func republishRecord(_ record: KafkaRecord, event: any EventCatalog, decoded: DecodedRecord, worker: Worker) throws -> Effects.Send {
+    private func republishRecord(_ record: KafkaRecord, event: (any EventCatalog)?, decoded: DecodedRecord, worker: Worker) throws -> Effects.Send {
         let configuration = topic.configuration
         let value: [UInt8]
         // Unknown events are handed on untouched; known ones as configured.
@@ -389,6 +391,7 @@ final class Lane {
             value = record.value ?? []
         } else {
             do {
+                guard let event else { throw WorkerError.fatal("the topic's codec kept no event to republish") }
                 value = try TopicCodec.canonicalBytes(of: event)
             } catch {
                 worker.noteError("canonical encoding failed", record.position.merging(["error": "\(error)"]) { a, _ in a })
@@ -399,7 +402,7 @@ final class Lane {
         headers.append(KafkaHeader(name: DeadLetterHeaders.republishedFrom, string: "\(record.topic)/\(record.partition)/\(record.offset)"))
         let out = KafkaProducerRecord(
             topic: configuration.republishTo!, partition: republishPartition, key: record.key, value: value, headers: headers)
-        return Effects.Send(record: out, offset: record.offset, position: record.position, kind: .republish, topic: topic)
+        return Effects.Send(record: out, source: record.recordLocation, kind: .republish, topic: topic)
     }
 
     /// Adds this batch's counts to the metrics.
@@ -583,11 +586,15 @@ final class Effects: Sendable {
         }
 
         let record: KafkaProducerRecord
-        /// The consumed record's offset, completed once this is acknowledged.
-        let offset: Int64
-        let position: [String: String]
+        /// The consumed record, whose offset is completed once this is acknowledged.
+        let source: RecordLocation
         let kind: Kind
         let topic: TopicRuntime
+
+        var offset: Int64 { source.offset }
+        /// Log metadata naming the consumed record: made only when a line is written (a dead letter's
+        /// warning is rate-limited), not for every send.
+        var position: [String: String] { source.position }
     }
 
     /// Produces `send` without waiting; its delivery report completes `send.offset` in `progress`. A failed
@@ -615,7 +622,7 @@ final class Effects: Sendable {
             switch send.kind {
             case .deadLetter(let failure, let halts):
                 worker.metrics.deadLetters.labels(send.topic.name, failure.kind.rawValue).increment()
-                worker.logger.warning("record dead-lettered", Self.failureMetadata(failure, adding: send.position))
+                worker.logDeadLetter(failure, at: send.source)
                 if halts {
                     let key = Worker.ReleaseKey(topic: progress.partition.topic, partition: progress.partition.partition, offset: send.offset)
                     let coordinates = DeadLetterCoordinates(topic: report.topic, partition: report.partition, offset: report.offset)
@@ -727,12 +734,19 @@ final class Effects: Sendable {
 }
 
 extension KafkaRecord {
+    var recordLocation: RecordLocation { RecordLocation(topic: topic, partition: partition, offset: offset) }
+
     /// The record named as everywhere else: `topic/partition@offset`.
-    var location: String { RecordLocation(topic: topic, partition: partition, offset: offset).description }
+    var location: String { recordLocation.description }
 
     /// Log metadata naming the record.
+    var position: [String: String] { recordLocation.position }
+}
+
+extension RecordLocation {
+    /// Log metadata naming the record: `kafka.topic`, `kafka.partition`, `kafka.offset`, `kafka.record`.
     var position: [String: String] {
-        ["kafka.topic": topic, "kafka.partition": String(partition), "kafka.offset": String(offset), "kafka.record": location]
+        ["kafka.topic": topic, "kafka.partition": String(partition), "kafka.offset": String(offset), "kafka.record": description]
     }
 }
 

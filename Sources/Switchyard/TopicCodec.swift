@@ -7,18 +7,24 @@ public struct TopicCodec {
     public let catalog: Catalog
     /// The policy.
     public let policy: TopicPolicy
+    /// Whether `decode` keeps the event; false: outcomes only (``DecodedRecord/event`` nil), for a
+    /// worker topic with no handler and no republish, which only counts and routes records.
+    public let keepsEvents: Bool
     private let decoder: RecordDecoder
 
-    public init(catalog: Catalog, policy: TopicPolicy, readerOptions: JSONReader.Options = .init(rejectDuplicateKeys: true)) {
+    public init(
+        catalog: Catalog, policy: TopicPolicy, readerOptions: JSONReader.Options = .init(rejectDuplicateKeys: true), keepsEvents: Bool = true
+    ) {
         self.catalog = catalog
         self.policy = policy
+        self.keepsEvents = keepsEvents
         decoder = catalog.makeRecordDecoder(readerOptions: readerOptions)
     }
 
     /// Decodes a record value; nil is a tombstone.
     public mutating func decode(_ value: UnsafeRawBufferPointer?) -> DecodedRecord {
         guard let value else { return DecodedRecord(outcome: .tombstone, unknownFields: 0, event: nil) }
-        var record = decoder.decode(value)
+        var record = decoder.decode(value, keepingEvent: keepsEvents)
         if case .unknown(let type) = record.outcome, policy == .strict {
             record = DecodedRecord(outcome: .failed(.unknownType(type, catalog: catalog.name)), unknownFields: 0, event: nil)
         }
@@ -53,7 +59,7 @@ public struct TopicCodec {
         if let path = RoundTripCheck.firstLoss(input: input, output: first) {
             return "value lost or changed at '\(path)'"
         }
-        let again = decode(first)
+        let again = first.withUnsafeBytes { decoder.decode($0, keepingEvent: true) }
         guard let event2 = again.event else {
             return "re-encoded record does not decode: \(again.outcome.name)"
         }

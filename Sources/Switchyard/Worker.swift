@@ -205,6 +205,21 @@ public final class Worker: Sendable {
     let stopSignal = Mutex<StopState>(StopState())
     /// Each assigned partition's completion watermark, for revocations and releases.
     let progress = Mutex<[KafkaTopicPartition: PartitionProgress]>([:])
+    /// `record dead-lettered` warnings: rate-limited, the rest summed up once a second (``watchLag(_:)``).
+    let deadLetterLogs: Mutex<LogRateLimit>
+
+    /// Writes a dead letter's warning, unless the rate limit holds it back (counted for the summary).
+    func logDeadLetter(_ failure: DecodeFailure, at location: RecordLocation) {
+        guard deadLetterLogs.withLock({ $0.admit(failure.kind.rawValue) }) else { return }
+        logger.warning("record dead-lettered", Effects.failureMetadata(failure, adding: location.position))
+    }
+
+    /// Writes one line for the dead-letter warnings held back since the last one, if any were.
+    func logSuppressedDeadLetters() {
+        let (suppressed, perSecond) = deadLetterLogs.withLock { ($0.takeSuppressed(), $0.perSecond) }
+        guard !suppressed.isEmpty else { return }
+        logger.warning("dead-letter warnings suppressed", LogRateLimit.summary(suppressed, perSecond: perSecond))
+    }
 
     /// Registers a partition's watermark (a newer one replaces a revoked one).
     func register(_ partitionProgress: PartitionProgress) {
@@ -246,6 +261,7 @@ public final class Worker: Sendable {
         self.handlers = handlers
         self.logger = logger
         self.kafkaLogLevel = kafkaLogLevel
+        deadLetterLogs = Mutex(LogRateLimit(perSecond: configuration.deadLetterLogsPerSecond))
         do {
             self.metrics = try metrics ?? WorkerMetrics(maxTypeLabels: configuration.metrics.maxTypeLabels)
         } catch {
@@ -409,6 +425,7 @@ public final class Worker: Sendable {
         background.cancel()
         _ = await bounded(by: deadline, "background tasks") { await background.value }
         state.withLock { $0.phase = failure == nil ? .stopped : .failed }
+        logSuppressedDeadLetters()
         logger.notice("worker stopped", ["records.processed": String(status.processed)])
         if let failure { throw failure }
     }
@@ -473,6 +490,7 @@ public final class Worker: Sendable {
             // Gauges follow the assignment: no lag series for a partition this member no longer owns.
             for tp in reported.subtracting(assignment) { metrics.lag.remove(tp.topic, String(tp.partition)) }
             reported = Set(lag.keys)
+            logSuppressedDeadLetters()
             do { try await Task.sleep(for: .seconds(1)) } catch { return }
         }
     }

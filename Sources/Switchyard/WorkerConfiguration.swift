@@ -22,6 +22,10 @@ public struct WorkerConfiguration: Sendable {
     public var shutdownTimeoutSeconds: Double
     /// Largest record value decoded; larger ones fail as `dataCorrupted`. Default: 1 MiB.
     public var maxRecordBytes: Int
+    /// How many `record dead-lettered` warnings the worker writes per second on average (bursts of ten
+    /// seconds' worth); the rest are counted and summed up in one `dead-letter warnings suppressed` line a
+    /// second. The DLQ and `switchyard_dead_letters_total` keep every record. 0: summaries only. Default: 10.
+    public var deadLetterLogsPerSecond: Int = 10
     /// librdkafka properties passed through (security.protocol, sasl.*, ssl.*), secrets resolved.
     public var kafka: [String: String]
 
@@ -197,6 +201,10 @@ extension WorkerConfiguration {
             metrics: MetricsConfiguration(host: metrics.host ?? "0.0.0.0", port: metrics.port ?? 9464, maxTypeLabels: metrics.maxTypeLabels ?? 100),
             controlTopic: file.controlTopic ?? "switchyard.control", shutdownTimeoutSeconds: file.shutdownTimeoutSeconds ?? 25,
             maxRecordBytes: file.maxRecordBytes ?? WorkerConfiguration.defaultMaxRecordBytes, kafka: kafka)
+        guard (file.deadLetterLogsPerSecond ?? 10) >= 0 else {
+            throw ConfigurationError(path: "deadLetterLogsPerSecond", reason: "must be at least 0 (0 writes only the summaries)")
+        }
+        configuration.deadLetterLogsPerSecond = file.deadLetterLogsPerSecond ?? 10
         // DeliveryGuarantees.swift: kafka properties the guarantees depend on, message.max.bytes.
         try configuration.validateDeliveryGuarantees()
         if let secret = file.controlTopicSecret {
@@ -248,10 +256,11 @@ struct ConfigFile: Decodable {
     var controlTopicSecret: String?
     var shutdownTimeoutSeconds: Double?
     var maxRecordBytes: Int?
+    var deadLetterLogsPerSecond: Int?
     var kafka: [String: String]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case brokers, groupId, clientId, topics, metrics, controlTopic, shutdownTimeoutSeconds, maxRecordBytes, kafka
+        case brokers, groupId, clientId, topics, metrics, controlTopic, shutdownTimeoutSeconds, maxRecordBytes, deadLetterLogsPerSecond, kafka
     }
 
     init(from decoder: any Decoder) throws {
@@ -272,6 +281,7 @@ struct ConfigFile: Decodable {
         }
         shutdownTimeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .shutdownTimeoutSeconds)
         maxRecordBytes = try c.decodeIfPresent(Int.self, forKey: .maxRecordBytes)
+        deadLetterLogsPerSecond = try c.decodeIfPresent(Int.self, forKey: .deadLetterLogsPerSecond)
         kafka = try c.decodeIfPresent([String: String].self, forKey: .kafka)
     }
 

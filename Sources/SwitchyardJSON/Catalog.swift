@@ -96,6 +96,7 @@ public struct Catalog: Sendable, Hashable, CustomStringConvertible {
 /// no generic lookups inside.
 public final class RecordDecoder {
     @usableFromInline let body: (UnsafeRawBufferPointer) -> DecodedRecord
+    @usableFromInline let outcomeOnly: (UnsafeRawBufferPointer) -> DecodedRecord
 
     /// A decoder running `decoder`, specialized for `Catalog` where this initializer is inlined.
     @inlinable public init<Catalog: EventCatalog>(_ decoder: EventDecoder<Catalog>) {
@@ -103,6 +104,7 @@ public final class RecordDecoder {
         // record (~70 instructions). One decoder is used by one thread at a time (see the type's doc).
         let box = Box(decoder)
         body = { bytes in box.decoder.decodeRecord(bytes) }
+        outcomeOnly = { bytes in box.decoder.decodeRecord(bytes, keepingEvent: false) }
     }
 
     @usableFromInline final class Box<Catalog: EventCatalog> {
@@ -114,8 +116,12 @@ public final class RecordDecoder {
     }
 
     /// Decodes one record value (not a tombstone: a null value is decided before).
-    @inlinable public func decode(_ value: UnsafeRawBufferPointer) -> DecodedRecord {
-        body(value)
+    ///
+    /// `keepingEvent: false`: the same outcome, unknown-field count and diagnosis, without the event (nil).
+    /// For a reader that only counts and routes records (no handler, no republish): the event is not boxed
+    /// into an existential, which for most events means an allocation and a copy per record.
+    @inlinable public func decode(_ value: UnsafeRawBufferPointer, keepingEvent: Bool = true) -> DecodedRecord {
+        keepingEvent ? body(value) : outcomeOnly(value)
     }
 }
 

@@ -105,26 +105,31 @@ public struct EventDecoder<Catalog: EventCatalog> {
 
     /// Decodes one record value into a ``DecodedRecord`` (what ``RecordDecoder`` runs): the fast path's
     /// value moves straight into the record, with no ``DecodeOutcome`` in between.
-    @inlinable public mutating func decodeRecord(_ bytes: UnsafeRawBufferPointer) -> DecodedRecord {
+    ///
+    /// `keepingEvent: false` leaves ``DecodedRecord/event`` nil (see ``RecordDecoder/decode(_:keepingEvent:)``).
+    @inlinable public mutating func decodeRecord(_ bytes: UnsafeRawBufferPointer, keepingEvent: Bool = true) -> DecodedRecord {
         _lastKnownType = nil
         if usesFastPath, let fast = Catalog.decodeFast(bytes, options: decoder.readerOptions) {
             guard let knownType = fast.knownType else {
-                return DecodedRecord(outcome: .unknown(type: fast.value.type), unknownFields: 0, event: fast.value)
+                return DecodedRecord(outcome: .unknown(type: fast.value.type), unknownFields: 0, event: keepingEvent ? fast.value : nil)
             }
             _lastKnownType = knownType
-            return DecodedRecord(outcome: .decoded(type: knownType), unknownFields: fast.unknownFieldCount, event: fast.value)
+            return DecodedRecord(
+                outcome: .decoded(type: knownType), unknownFields: fast.unknownFieldCount, event: keepingEvent ? fast.value : nil)
         }
         let (outcome, unknownFields) = decodeGeneral(bytes)
-        return Self.record(outcome, unknownFields, knownType: _lastKnownType)
+        return Self.record(outcome, unknownFields, knownType: _lastKnownType, keepingEvent: keepingEvent)
     }
 
     /// The outcome as a record; consumed, so that the event moves into the record without a copy.
-    @inlinable @inline(__always) static func record<C>(_ outcome: consuming DecodeOutcome<C>, _ unknownFields: Int, knownType: String?) -> DecodedRecord {
+    @inlinable @inline(__always) static func record<C>(
+        _ outcome: consuming DecodeOutcome<C>, _ unknownFields: Int, knownType: String?, keepingEvent: Bool = true
+    ) -> DecodedRecord {
         switch consume outcome {
         case .decoded(let event):
-            return DecodedRecord(outcome: .decoded(type: knownType ?? event.type), unknownFields: unknownFields, event: event)
+            return DecodedRecord(outcome: .decoded(type: knownType ?? event.type), unknownFields: unknownFields, event: keepingEvent ? event : nil)
         case .unknown(let event, let type):
-            return DecodedRecord(outcome: .unknown(type: type), unknownFields: 0, event: event)
+            return DecodedRecord(outcome: .unknown(type: type), unknownFields: 0, event: keepingEvent ? event : nil)
         case .failed(let failure):
             return DecodedRecord(outcome: .failed(failure), unknownFields: 0, event: nil)
         }

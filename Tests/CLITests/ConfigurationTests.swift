@@ -45,6 +45,7 @@ import SwitchyardCatalog
         #expect(payments.republishTo == nil && payments.republishMode == .canonical)
         #expect(config.metrics == MetricsConfiguration(host: "0.0.0.0", port: 9464, maxTypeLabels: 100))
         #expect(config.controlTopic == "switchyard.control" && config.shutdownTimeoutSeconds == 25 && config.clientId == "switchyard")
+        #expect(config.deadLetterLogsPerSecond == 10)
     }
 
     @Test func unknownKeysFailWithPathAndSuggestion() {
@@ -67,6 +68,10 @@ import SwitchyardCatalog
         #expect(Self.error(#"{"brokers":"k","groupId":"g","topics":{"a":{"catalog":"feeds","deadLetterTopic":"a"}}}"#)
             == "topics.a: a topic cannot dead-letter or republish to itself")
         #expect(Self.error(#"{"brokers":"k","groupId":"g","topics":{"a":{"catalog":"feeds"}},"kafka":{"x":1}}"#).hasPrefix("kafka.x:"))
+        #expect(Self.error(#"{"brokers":"k","groupId":"g","topics":{"a":{"catalog":"feeds"}},"deadLetterLogsPerSecond":-1}"#)
+            == "deadLetterLogsPerSecond: must be at least 0 (0 writes only the summaries)")
+        let summariesOnly = try? Self.parse(#"{"brokers":"k","groupId":"g","topics":{"a":{"catalog":"feeds"}},"deadLetterLogsPerSecond":0}"#).get()
+        #expect(summariesOnly?.deadLetterLogsPerSecond == 0)
     }
 
     @Test func secretsComeFromTheEnvironmentOrAFileAndNeverShowInErrors() throws {

@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(6)))
 struct ConsumeProcessTests {
     /// Writes a worker config for `harness` and returns its path and metrics port.
-    static func writeConfig(_ harness: Harness, topics: [String: [String: String]], extra: String = "") throws -> (path: String, port: Int) {
+    static func writeConfig(_ harness: Harness, topics: [String: [String: String]], deadLetterLogsPerSecond: Int? = nil) throws -> (path: String, port: Int) {
         let port = freePort()
         var topicsJSON = JSONObject()
         for (name, settings) in topics.sorted(by: { $0.key < $1.key }) {
@@ -30,6 +30,7 @@ struct ConsumeProcessTests {
         metrics.set("maxTypeLabels", 50)
         config.set("metrics", metrics)
         config.set("shutdownTimeoutSeconds", 15)
+        if let deadLetterLogsPerSecond { config.set("deadLetterLogsPerSecond", deadLetterLogsPerSecond) }
         config.set("kafka", kafka)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-\(UUID().uuidString).json").path
         try Data(config.bytes).write(to: URL(fileURLWithPath: path))
@@ -97,6 +98,39 @@ struct ConsumeProcessTests {
         #expect(worker.stderr.contains(#""msg":"worker stopped""#))
         let committed = try await harness.committed([KafkaTopicPartition(topic: "feeds", partition: 0)])
         #expect(committed[KafkaTopicPartition(topic: "feeds", partition: 0)] == Int64(fixtures.count))
+    }
+
+    /// A flood of dead letters writes a burst of `record dead-lettered` warnings, then summary lines that count
+    /// the rest by kind: every dead letter is in a warning or a summary, and in the metric.
+    @Test func deadLetterWarningsAreRateLimitedAndEveryOneCounted() async throws {
+        let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1])
+        let count = 40
+        for i in 0..<count { try await harness.produce("feeds", partition: 0, value: Array("not json \(i)".utf8)) }
+        let (config, port) = try Self.writeConfig(harness, topics: ["feeds": ["catalog": "feeds", "policy": "lenient"]], deadLetterLogsPerSecond: 1)
+        let worker = try ChildProcess(["consume", "--config", config])
+        try await eventually(.seconds(60), "every dead letter acknowledged") {
+            await Self.metric(port, #"switchyard_dead_letters_total{topic="feeds",kind="dataCorrupted"}"#) == count
+        }
+        worker.signal(SIGTERM)
+        #expect(try await worker.waitForExit(within: .seconds(30)) == 0)
+        var warnings = 0
+        var suppressed = 0
+        for line in worker.stderr.split(separator: "\n") {
+            guard let entry = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String] else { continue }
+            switch entry["msg"] {
+            case "record dead-lettered":
+                warnings += 1
+            case "dead-letter warnings suppressed":
+                suppressed += Int(entry["log.suppressed"] ?? "") ?? -1000
+                #expect(entry["log.suppressed_by_kind"] == "dataCorrupted=\(entry["log.suppressed"] ?? "")")
+                #expect(entry["log.limit_per_second"] == "1")
+            default:
+                break
+            }
+        }
+        // A burst of ten seconds' worth (10), a line a second after it.
+        #expect(warnings >= 10 && warnings < count, "\(warnings) warnings")
+        #expect(warnings + suppressed == count, "\(warnings) warnings + \(suppressed) suppressed")
     }
 
     /// Issue 17: dead letters are produced without waiting for each other, so many can be in flight. A

@@ -54,6 +54,33 @@ import SwitchyardTestSupport
         }
     }
 
+    /// A worker topic with no handler and no republish decodes without keeping the event (`keepsEvents:
+    /// false`): the same outcome, type, unknown-field count and diagnosis as with it, on every fixture and on
+    /// 20,000 generated records of each catalog (1% malformed), under both policies.
+    @Test func outcomesWithoutTheEventAreTheSame() throws {
+        var inputs: [(catalog: String, bytes: [UInt8])] = try Self.expectations.map { ($0.topic, try Self.bytes($0.file)) }
+        var generator = CorpusGenerator(seed: 29)
+        for catalog in [ShippedCatalog.payments, .feeds] {
+            for _ in 0..<20_000 { inputs.append((catalog.rawValue, generator.next(catalog).value)) }
+        }
+        var compared = 0
+        for (name, bytes) in inputs {
+            let catalog = try #require(CatalogRegistry(Catalog.shipped)[name])
+            for policy in [TopicPolicy.strict, .lenient] {
+                var keeping = TopicCodec(catalog: catalog, policy: policy)
+                var counting = TopicCodec(catalog: catalog, policy: policy, keepsEvents: false)
+                let full = keeping.decode(bytes)
+                let bare = counting.decode(bytes)
+                #expect(bare.outcome == full.outcome, "\(String(decoding: bytes, as: UTF8.self))")
+                #expect(bare.unknownFields == full.unknownFields)
+                #expect(bare.event == nil)
+                if case .decoded = full.outcome { #expect(full.event != nil) }
+                compared += 1
+            }
+        }
+        #expect(compared == 2 * (Self.expectations.count + 40_000))
+    }
+
     @Test(arguments: expectations.filter { $0.outcome == "decoded" })
     func canonicalEncodingMatchesGolden(_ expected: Expectation) throws {
         var codec = Self.codec(expected.topic)
