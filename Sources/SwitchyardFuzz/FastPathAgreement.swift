@@ -18,6 +18,11 @@ public enum FastPathAgreement {
         func violation(_ what: String, _ detail: String = "") -> (Bool, InvariantViolation?) {
             (fast != nil, InvariantViolation(check: "\(C.name): fast path \(what)", detail: detail))
         }
+        // Validating without keeping the strings (a worker topic with no handler) decides exactly the same.
+        let bare = input.withUnsafeBytes { C.decodeFast($0, options: JSONReader.Options(rejectDuplicateKeys: true), discardingValues: true) }
+        if (bare == nil) != (fast == nil) || bare?.knownType != fast?.knownType || bare?.unknownFieldCount != fast?.unknownFieldCount {
+            return violation("decided otherwise when discarding values", "with values: \(fast == nil ? "bailed" : "decided"), without: \(bare == nil ? "bailed" : "decided")")
+        }
         guard let fast else { return (false, nil) }
         switch slow.outcome {
         case .failed(let failure):

@@ -112,9 +112,11 @@ extension EventCatalog {
 
     /// Decodes a record on the fast path, or returns nil to leave it to the general decoder: for any
     /// failure, and for valid records the fast path does not handle (see ``JSONCursor``).
-    @inlinable public static func decodeFast(_ bytes: UnsafeRawBufferPointer, options: JSONReader.Options) -> FastDecoded<Self>? {
+    @inlinable public static func decodeFast(
+        _ bytes: UnsafeRawBufferPointer, options: JSONReader.Options, discardingValues: Bool = false
+    ) -> FastDecoded<Self>? {
         do throws(FastPathBail) {
-            var cursor = try JSONCursor(bytes, options: options)
+            var cursor = try JSONCursor(bytes, options: options, discardingValues: discardingValues)
             let tag = try cursor.findTag(tagKey)
             let types = eventTypes
             for k in types.indices where types[k].matches(tag) {

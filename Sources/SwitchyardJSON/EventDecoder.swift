@@ -70,7 +70,7 @@ public enum DecodeOutcome<Catalog: EventCatalog>: Sendable {
 
 /// Decodes records of one catalog, reusing its buffers between records. Not thread-safe: one per thread.
 ///
-/// A record goes to the fast path first (``EventCatalog/decodeFast(_:options:)``); what the fast path does
+/// A record goes to the fast path first (``EventCatalog/decodeFast(_:options:discardingValues:)``); what the fast path does
 /// not decide goes to the general decoder, which gives the exact diagnosis.
 public struct EventDecoder<Catalog: EventCatalog> {
     /// The decoder (duplicate keys rejected).
@@ -109,7 +109,8 @@ public struct EventDecoder<Catalog: EventCatalog> {
     /// `keepingEvent: false` leaves ``DecodedRecord/event`` nil (see ``RecordDecoder/decode(_:keepingEvent:)``).
     @inlinable public mutating func decodeRecord(_ bytes: UnsafeRawBufferPointer, keepingEvent: Bool = true) -> DecodedRecord {
         _lastKnownType = nil
-        if usesFastPath, let fast = Catalog.decodeFast(bytes, options: decoder.readerOptions) {
+        // Without the event, the fast path validates strings without keeping them (the same checks).
+        if usesFastPath, let fast = Catalog.decodeFast(bytes, options: decoder.readerOptions, discardingValues: !keepingEvent) {
             guard let knownType = fast.knownType else {
                 return DecodedRecord(outcome: .unknown(type: fast.value.type), unknownFields: 0, event: keepingEvent ? fast.value : nil)
             }

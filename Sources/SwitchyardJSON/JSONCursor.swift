@@ -62,16 +62,23 @@ extension FastCodable {
     /// Where the root object's members go on after its tag, when the tag was its first member (set by
     /// ``findTag(_:)``, taken by the event's ``beginObject(_:)``).
     @usableFromInline var resumeAfterTag = 0
+    /// Whether string values are validated and then dropped: ``string()``, ``inlineString()``,
+    /// ``inlineIdentifier()`` and ``strings()`` return empty values after exactly the checks they make
+    /// otherwise. For a reader that needs the outcome, not the event (``EventCatalog/decodeFast(_:options:discardingValues:)``):
+    /// no copy, no `String`, nothing to free afterwards.
+    @usableFromInline let discardsValues: Bool
 
     /// A cursor at the start of `bytes`; bails on empty input or input over the reader's limits.
-    public init(_ bytes: UnsafeRawBufferPointer, options: JSONReader.Options = JSONReader.Options(rejectDuplicateKeys: true))
-        throws(FastPathBail)
-    {
+    public init(
+        _ bytes: UnsafeRawBufferPointer, options: JSONReader.Options = JSONReader.Options(rejectDuplicateKeys: true),
+        discardingValues: Bool = false
+    ) throws(FastPathBail) {
         guard let start = bytes.baseAddress, bytes.count > 0, bytes.count <= options.maxBytes, options.maxDepth >= 8 else {
             throw FastPathBail()
         }
         base = start.assumingMemoryBound(to: UInt8.self)
         count = bytes.count
+        discardsValues = discardingValues
         // Depth counts from an unknown member's value, which sits at most three levels down in a record
         // of the shipped models: keep well inside the reader's absolute limit.
         maxDepth = min(options.maxDepth - 4, 64)
@@ -254,6 +261,7 @@ extension FastCodable {
     @inlinable @inline(__always) public mutating func string() throws(FastPathBail) -> String {
         guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
         let (start, end, escaped) = try scanString()
+        if discardsValues { return "" }
         let raw = UnsafeBufferPointer(start: base + start, count: end - start)
         // `String(decoding:as:)` measured faster here than `init(unsafeUninitializedCapacity:initializingUTF8With:)`.
         if !escaped { return String(decoding: raw, as: UTF8.self) }
@@ -264,6 +272,7 @@ extension FastCodable {
     @inlinable @inline(__always) public mutating func inlineString() throws(FastPathBail) -> InlineString {
         guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
         let (start, end, escaped) = try scanString()
+        if discardsValues { return InlineString() }
         let raw = UnsafeBufferPointer(start: base + start, count: end - start)
         // The scan stopped at no quote, backslash or control character: the text is written as it is.
         if !escaped { return InlineString(validUTF8: raw, isPlain: true) }
@@ -276,6 +285,13 @@ extension FastCodable {
 
     /// A non-empty string (an identifier), kept inline when it is short.
     @inlinable @inline(__always) public mutating func inlineIdentifier() throws(FastPathBail) -> InlineString {
+        if discardsValues {
+            // Empty is what an empty string unescapes to, and only that: an escape writes at least a byte.
+            guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
+            let (start, end, _) = try scanString()
+            guard end > start else { throw FastPathBail() }
+            return InlineString()
+        }
         let value = try inlineString()
         guard !value.isEmpty else { throw FastPathBail() }
         return value
@@ -287,9 +303,11 @@ extension FastCodable {
         var elements = try beginArray()
         var values: [String] = []
         while try nextElement(&elements) {
+            let value = try string()
+            if discardsValues { continue }
             // One allocation for the usual few elements instead of growing 1, 2, 4.
             if values.isEmpty { values.reserveCapacity(4) }
-            values.append(try string())
+            values.append(value)
         }
         return values
     }

@@ -90,6 +90,23 @@ func switchyardDecode(_ catalog: ShippedCatalog) -> Pass {
     }
 }
 
+/// What the worker decodes on a topic with no handler and no republish: the outcome, type and diagnosis
+/// without the event (strings validated, not kept).
+func switchyardOutcomes(_ catalog: ShippedCatalog) -> Pass {
+    let template = TopicCodec(catalog: catalog.catalog, policy: catalog.defaultPolicy, keepsEvents: false)
+    return { corpus in
+        var codec = template  // as in switchyardDecode
+        var decoded = 0
+        corpus.bytes.withUnsafeBytes { all in
+            for range in corpus.ranges {
+                let record = codec.decode(UnsafeRawBufferPointer(rebasing: all[range]))
+                if case .decoded = record.outcome { decoded += 1 }
+            }
+        }
+        return decoded
+    }
+}
+
 func switchyardRoundTrip(_ catalog: ShippedCatalog) -> Pass {
     let template = TopicCodec(catalog: catalog.catalog, policy: catalog.defaultPolicy)
     return { corpus in
@@ -150,6 +167,7 @@ func simdjsonParse(_ catalog: ShippedCatalog) -> Pass {
 
 nonisolated(unsafe) let workloads: [(peer: String, workload: String, make: (ShippedCatalog) -> Pass)] = [
     ("switchyard", "decode", switchyardDecode),
+    ("switchyard", "outcome only", switchyardOutcomes),
     ("switchyard", "decode+encode", switchyardRoundTrip),
     ("foundation", "decode", foundationDecode),
     ("simdjson", "parse", simdjsonParse),
