@@ -18,7 +18,8 @@ Environment (defaults in brackets):
                                      zstd): lz4, common in production, is what fits 200,000 records
                                      into 6 partitions of the mock broker; every peer decompresses
   BENCH_WORKER_PARTITIONS [6]        partitions of the measured topics
-  BENCH_WORKER_ROUNDS [3]            alternating rounds; each peer's best round is reported
+  BENCH_WORKER_ROUNDS [3]            alternating rounds; each peer's best round is reported, and the 2x
+                                     targets take the median of the rounds' switchyard / peer ratios
   BENCH_WORKER_SLOW_RECORDS [6000]   records of the 1 ms handler topic (a prefix of the same corpus)
   BENCH_WORKER_HANDLER_MS [1]        the benchmark handler's sleep per record
   BENCH_WORKER_TIMEOUT [120]         seconds a run may take before it is stopped and reported as such
@@ -55,6 +56,10 @@ How each peer is measured (the peer's own process only; the driver's own CPU and
   record and its CPU and VmHWM at the last one. What librdkafka alone costs per record on this broker:
   the worker's CPU above it is its own work. Reported, not a target.
 - Steady = N / (all handled - first record); start = N / (all handled - process start).
+- The 2x targets: within a round every peer runs once, one after the other; between rounds the machine's speed drifts
+  (the C floor alone moved from 1.0M to 1.9M records/s within one run). So each round gives a ratio,
+  switchyard / peer, and the target takes their median; best / best (the table's SY/peer column) is
+  printed too, and one lucky round of either side moves it a lot.
 """
 
 import http.client
@@ -667,6 +672,19 @@ def report(out, runs, settings, machine):
     def ratio(a, b):
         return a / b if a is not None and b else None
 
+    def per_round(peer):
+        """switchyard / peer for each round where both completed: the peers of a round run one after the other, so
+        the machine's speed, which drifts between rounds (the C floor alone moves by 2x within one run), is
+        about the same for both."""
+        pairs = zip(runs["switchyard"], runs.get(peer) or [])
+        return [a["steadyRate"] / b["steadyRate"] for a, b in pairs
+                if all(r.get("steadyRate") and not r.get("error") and not r.get("timedOut") for r in (a, b))]
+
+    def median_or_none(values):
+        return statistics.median(values) if values else None
+
+    paired = {peer: per_round(peer) for peer in ("python", "pythonSystemLibrdkafka")}
+
     print()
     print(f"worker benchmark: {records:,} feeds records ({failures} malformed), {partitions} partitions, "
           f"compression {settings.get('compression', 'none')}, "
@@ -704,6 +722,10 @@ def report(out, runs, settings, machine):
     if sy.get("medianSteadyRate") is not None and py.get("medianSteadyRate") is not None:
         print(f"steady, median of the rounds: switchyard {sy['medianSteadyRate']:,.0f}/s, Python peer "
               f"{py['medianSteadyRate']:,.0f}/s: {sy['medianSteadyRate'] / py['medianSteadyRate']:.2f}x")
+    if paired["python"]:
+        print(f"steady, switchyard / Python peer round by round (the same round): "
+              f"{', '.join(f'{v:.2f}x' for v in paired['python'])}; median {median_or_none(paired['python']):.2f}x "
+              f"(the 2x target; best / best above)")
     if sy.get("steadyCpuMicrosPerRecord") is not None:
         print(f"switchyard CPU from its first record to all handled (no start-up, no group join): "
               f"{sy['steadyCpuMicrosPerRecord']:.2f} µs/rec")
@@ -712,15 +734,18 @@ def report(out, runs, settings, machine):
               f"{sy['cpuMicrosPerRecord'] - fl['cpuMicrosPerRecord']:.2f} µs/rec of {sy['cpuMicrosPerRecord']:.2f}")
 
     ideal = partitions * 1000 / handler_ms
+    # The 2x targets compare the peers round by round (median of the per-round ratios), not the best round of
+    # each: with the machine's speed drifting between rounds, best / best swung 1.55-2.30x over runs whose
+    # per-round medians agreed to within 4% (docs/performance.md, session 11).
     targets = [
-        ("steady >= 2x Python peer", ratio(sy["steadyRate"], py["steadyRate"]), lambda v: v >= 2.0, "x"),
+        ("steady >= 2x Python peer (median of rounds' ratios)", median_or_none(paired["python"]), lambda v: v >= 2.0, "x"),
         ("steady >= 50% of kcat floor", ratio(sy["steadyRate"], kc["steadyRate"]), lambda v: v >= 0.5, "x"),
         ("CPU per record <= 2 µs", sy["cpuMicrosPerRecord"], lambda v: v <= 2.0, " µs"),
         ("peak RSS <= 64 MiB", sy["peakRSSMiB"], lambda v: v <= 64, " MiB"),
     ]
     if pys and pys["rounds"]:
-        targets.append((f"steady >= 2x Python peer on librdkafka {settings.get('systemLibrdkafka', '?')}",
-                        ratio(sy["steadyRate"], pys["steadyRate"]), lambda v: v >= 2.0, "x"))
+        targets.append((f"steady >= 2x Python peer on librdkafka {settings.get('systemLibrdkafka', '?')} (median)",
+                        median_or_none(paired["pythonSystemLibrdkafka"]), lambda v: v >= 2.0, "x"))
     targets += [
         (f"{handler_ms} ms handler, partition: within 20% of {ideal:,.0f}/s", sp["steadyRate"],
          lambda v: abs(v - ideal) <= 0.2 * ideal, "/s"),
@@ -768,7 +793,11 @@ def report(out, runs, settings, machine):
                   "steadySwitchyardOverKcat": ratio(sy["steadyRate"], kc["steadyRate"]),
                   "steadySwitchyardOverFloor": ratio(sy["steadyRate"], (fl or {}).get("steadyRate")),
                   "startSwitchyardOverPython": ratio(sy["startRate"], py["startRate"]),
-                  "cpuPythonOverSwitchyard": ratio(py["cpuMicrosPerRecord"], sy["cpuMicrosPerRecord"])}
+                  "cpuPythonOverSwitchyard": ratio(py["cpuMicrosPerRecord"], sy["cpuMicrosPerRecord"]),
+                  "steadySwitchyardOverPythonByRound": paired["python"],
+                  "steadySwitchyardOverPythonMedianOfRounds": median_or_none(paired["python"]),
+                  "steadySwitchyardOverPythonSystemLibrdkafkaByRound": paired["pythonSystemLibrdkafka"],
+                  "steadySwitchyardOverPythonSystemLibrdkafkaMedianOfRounds": median_or_none(paired["pythonSystemLibrdkafka"])}
         json.dump({"machine": machine, "settings": settings, "summary": summary, "ratios": ratios, "targets": results,
                    "capacity": cap, "runs": runs}, f, indent=2)
     print(f"\nresults: {path}")
