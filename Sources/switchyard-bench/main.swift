@@ -73,8 +73,10 @@ func writeCorpus(directory: String, count: Int, replayCount: Int) throws {
 /// One pass over the corpus; returns a count that depends on the work (so it cannot be dropped).
 typealias Pass = (Corpus) -> Int
 
-func switchyardDecode(_ catalog: ShippedCatalog) -> Pass {
-    let template = TopicCodec(catalog: catalog.catalog, policy: catalog.defaultPolicy)
+/// `keepsEvents: false` is what the worker decodes on a topic with no handler and no republish: the
+/// outcome, type and diagnosis without the event (strings validated, not kept).
+func switchyardDecoding(_ catalog: ShippedCatalog, keepsEvents: Bool) -> Pass {
+    let template = TopicCodec(catalog: catalog.catalog, policy: catalog.defaultPolicy, keepsEvents: keepsEvents)
     return { corpus in
         // A local codec (its buffers are shared with the template): a mutable variable captured by the
         // closure would cost an exclusivity check per record, which is the harness, not the decoder.
@@ -90,27 +92,13 @@ func switchyardDecode(_ catalog: ShippedCatalog) -> Pass {
     }
 }
 
-/// What the worker decodes on a topic with no handler and no republish: the outcome, type and diagnosis
-/// without the event (strings validated, not kept).
-func switchyardOutcomes(_ catalog: ShippedCatalog) -> Pass {
-    let template = TopicCodec(catalog: catalog.catalog, policy: catalog.defaultPolicy, keepsEvents: false)
-    return { corpus in
-        var codec = template  // as in switchyardDecode
-        var decoded = 0
-        corpus.bytes.withUnsafeBytes { all in
-            for range in corpus.ranges {
-                let record = codec.decode(UnsafeRawBufferPointer(rebasing: all[range]))
-                if case .decoded = record.outcome { decoded += 1 }
-            }
-        }
-        return decoded
-    }
-}
+func switchyardDecode(_ catalog: ShippedCatalog) -> Pass { switchyardDecoding(catalog, keepsEvents: true) }
+func switchyardOutcomes(_ catalog: ShippedCatalog) -> Pass { switchyardDecoding(catalog, keepsEvents: false) }
 
 func switchyardRoundTrip(_ catalog: ShippedCatalog) -> Pass {
     let template = TopicCodec(catalog: catalog.catalog, policy: catalog.defaultPolicy)
     return { corpus in
-        var codec = template  // as in switchyardDecode
+        var codec = template  // as in switchyardDecoding
         var written = 0
         corpus.bytes.withUnsafeBytes { all in
             for range in corpus.ranges {
