@@ -301,13 +301,15 @@ extension FastCodable {
     /// would take three times the memory.)
     @inlinable public mutating func strings() throws(FastPathBail) -> [String] {
         var elements = try beginArray()
+        if discardsValues {
+            while try nextElement(&elements) { _ = try string() }
+            return []
+        }
         var values: [String] = []
         while try nextElement(&elements) {
-            let value = try string()
-            if discardsValues { continue }
             // One allocation for the usual few elements instead of growing 1, 2, 4.
             if values.isEmpty { values.reserveCapacity(4) }
-            values.append(value)
+            values.append(try string())
         }
         return values
     }
