@@ -1,3 +1,4 @@
+import CRdKafka
 import Dispatch
 import Foundation
 import Synchronization
@@ -109,13 +110,15 @@ public final class KafkaConsumer: Sendable {
             var fullSince: ContinuousClock.Instant?
             var topicNames = RDKafkaTopicNames()
             var prefetch = PrefetchWatch(maxRecords: limits.records, maxBytes: limits.bytes)
+            let messages = UnsafeMutablePointer<UnsafeMutablePointer<rd_kafka_message_t>?>.allocate(capacity: maxBatch)
+            defer { messages.deallocate() }
             while !signal.isStopRequested {
-                // Seeks run here, between polls, so no record fetched before the seek is in flight.
-                // Batches the reader handed back (recycle) are freed here, where their records were allocated,
-                // when `retired` goes out of scope.
-                let (seeks, retired) = shared.state.withLock { ($0.takeSeekRequests(), $0.takeRetired()) }
-                for request in seeks {
-                    shared.performSeek(request, client: client)
+                // Pauses, resumes and seeks run here, between batches (see RDKafkaClient.consumeBatch), so no
+                // record fetched before one of them is in flight. Batches the reader handed back (recycle) are
+                // freed here, where their records were allocated, when `retired` goes out of scope.
+                let (requests, retired) = shared.state.withLock { ($0.takeRequests(), $0.takeRetired()) }
+                for request in requests {
+                    shared.perform(request, client: client)
                 }
                 withExtendedLifetime(retired) {}
                 if shared.state.withLock({ $0.isStopping }) { break }
@@ -143,29 +146,31 @@ public final class KafkaConsumer: Sendable {
                 case .none:
                     break
                 }
-                // One wait for the first record, then whatever else librdkafka has queued, handed over under one
-                // lock: the reader wakes once per batch, not once per record. (rd_kafka_consume_batch_queue would
-                // save the calls, but librdkafka 2.0 documents it as unsafe beside pause, seek and rebalances.)
+                // What librdkafka has queued, in one call; when nothing is, one wait for the first record (up to
+                // 100 ms, or a wakeConsumer) and then whatever came with it. The batch call waits for a whole
+                // batch, so it waits only for one record. Handed over under one lock: the reader wakes once per
+                // batch, not once per record.
+                let queued = client.consumerQueueLength
+                if prefetch.shouldWake(queued: queued) { waker.wake() }
+                var count = client.consumeBatch(timeoutMilliseconds: 0, into: messages, capacity: maxBatch)
+                if count == 0 {
+                    count = client.consumeBatch(timeoutMilliseconds: 100, into: messages, capacity: 1)
+                    if count == 1 {
+                        count += client.consumeBatch(timeoutMilliseconds: 0, into: messages + 1, capacity: maxBatch - 1)
+                    }
+                }
                 var batch: [KafkaRecord] = []
+                batch.reserveCapacity(count)
                 var batchBytes = 0
-                var error: KafkaError?
-                var timeout: Int32 = 100
-                drain: while batch.count < maxBatch {
-                    switch client.consumerPoll(timeoutMilliseconds: timeout, topicNames: &topicNames, keepingMessages: keepingMessages) {
-                    case .none:
-                        break drain
+                var errors: [KafkaError] = []
+                for index in 0..<count {
+                    guard let message = messages[index] else { continue }
+                    switch client.take(message, topicNames: &topicNames, keepingMessages: keepingMessages) {
                     case .record(let record):
-                        if batch.isEmpty {
-                            batch.reserveCapacity(maxBatch)
-                            // The queue before this drain: a drain may empty it faster than it is ever seen full.
-                            if prefetch.shouldWake(queued: client.consumerQueueLength) { waker.wake() }
-                        }
                         batchBytes &+= record.valueCount ?? 0
                         batch.append(record)
-                        timeout = 0
-                    case .error(let e):
-                        error = e
-                        break drain
+                    case .error(let error):
+                        errors.append(error)
                     }
                 }
                 if !batch.isEmpty {
@@ -174,14 +179,14 @@ public final class KafkaConsumer: Sendable {
                 }
                 // librdkafka 2.0 does not fetch again on its own until up to a second after its queue was full.
                 if prefetch.shouldWake(queued: client.consumerQueueLength) { waker.wake() }
-                if let error { shared.reportError(error) }
+                for error in errors { shared.reportError(error) }
             }
             waker.stop()
             // Revokes the assignment (the rebalance callback commits stored offsets), leaves the group.
             if let error = client.consumerClose() {
                 shared.events.yield(.error(error))
             }
-            for request in shared.state.withLock({ $0.takeSeekRequests() }) {
+            for case .seek(let request) in shared.state.withLock({ $0.takeRequests() }) {
                 request.continuation.resume(throwing: KafkaError.state(reason: "the consumer closed before the seek"))
             }
             shared.finish()
@@ -265,15 +270,21 @@ public final class KafkaConsumer: Sendable {
 
     /// Stops delivering records of these partitions until ``resume(_:)``; records already buffered are held back,
     /// not dropped.
+    ///
+    /// The reader's view changes at once; librdkafka stops fetching them when the poll thread next turns.
+    ///
+    /// - Throws: ``KafkaError/Code/state`` for a partition that is not assigned to this member.
     public func pause(_ partitions: [KafkaTopicPartition]) throws {
-        shared.state.withLock { $0.pause(partitions) }
-        try client.pause(partitions)
+        try shared.state.withLock { state throws(KafkaError) in try state.requestPause(partitions) }
+        client.wakeConsumer()
     }
 
     /// Resumes partitions paused with ``pause(_:)``; held-back records come first.
+    ///
+    /// - Throws: ``KafkaError/Code/state`` for a partition that is not assigned to this member.
     public func resume(_ partitions: [KafkaTopicPartition]) throws {
-        try client.resume(partitions)
-        shared.state.withLock { $0.resume(partitions) }?.run()
+        try shared.state.withLock { state throws(KafkaError) in try state.requestResume(partitions) }?.run()
+        client.wakeConsumer()
     }
 
     /// Moves an assigned partition to `offset`: the next record of that partition is the one at `offset`.
@@ -289,6 +300,7 @@ public final class KafkaConsumer: Sendable {
                 continuation.resume(throwing: KafkaError.state(reason: "seek after close"))
             }
         }
+        client.wakeConsumer()
     }
 
     /// Whether `partition`'s records in a batch of `generation` are stale: the partition was revoked since
@@ -461,6 +473,23 @@ public final class KafkaConsumer: Sendable {
             events.yield(.error(error))
         }
 
+        /// Runs a pause, resume or seek inside librdkafka (on the poll thread, between two batches).
+        func perform(_ request: StateMachine.LibraryRequest, client: RDKafkaClient) {
+            do {
+                switch request {
+                case .pause(let partitions):
+                    try client.pause(partitions)
+                case .resume(let partitions):
+                    try client.resume(partitions)
+                case .seek(let seek):
+                    performSeek(seek, client: client)
+                }
+            } catch {
+                // Revoked since it was asked for: the reader's view already has it.
+                events.yield(.error(error as? KafkaError ?? .state(reason: "\(error)")))
+            }
+        }
+
         func performSeek(_ request: StateMachine.SeekRequest, client: RDKafkaClient) {
             do {
                 try client.seek(request.partition, to: request.offset)
@@ -494,6 +523,14 @@ public final class KafkaConsumer: Sendable {
             var continuation: CheckedContinuation<Void, any Error>
         }
 
+        /// What the poll thread does inside librdkafka between two batches, in the order asked: librdkafka 2.0's
+        /// batch call is safe beside pause, resume and seek only when they run in sequence with it.
+        enum LibraryRequest {
+            case pause([KafkaTopicPartition])
+            case resume([KafkaTopicPartition])
+            case seek(SeekRequest)
+        }
+
         enum Lifecycle {
             case running
             /// close() was called or a fatal error happened: the poll thread is closing the client.
@@ -524,7 +561,7 @@ public final class KafkaConsumer: Sendable {
         private var flowPaused: Set<KafkaTopicPartition> = []
         private(set) var storedOffsets: [KafkaTopicPartition: Int64] = [:]
         private var heldBack: [KafkaTopicPartition: [KafkaRecord]] = [:]
-        private var seekRequests: [SeekRequest] = []
+        private var requests: [LibraryRequest] = []
         /// Batches the reader is done with, for the poll thread to free.
         private var retired: [[KafkaRecord]] = []
         private(set) var assignment: Set<KafkaTopicPartition> = []
@@ -672,8 +709,28 @@ public final class KafkaConsumer: Sendable {
 
         mutating func requestSeek(_ request: SeekRequest) -> Bool {
             guard case .running = lifecycle else { return false }
-            seekRequests.append(request)
+            requests.append(.seek(request))
             return true
+        }
+
+        /// Pauses (or resumes) assigned partitions for the reader at once, and inside librdkafka from the poll
+        /// thread's next turn. Throws for a partition that is not assigned (revoked meanwhile).
+        mutating func requestPause(_ partitions: [KafkaTopicPartition]) throws(KafkaError) {
+            try checkAssigned(partitions, "pause")
+            pause(partitions)
+            requests.append(.pause(partitions))
+        }
+
+        mutating func requestResume(_ partitions: [KafkaTopicPartition]) throws(KafkaError) -> ResumeAction? {
+            try checkAssigned(partitions, "resume")
+            requests.append(.resume(partitions))
+            return resume(partitions)
+        }
+
+        private func checkAssigned(_ partitions: [KafkaTopicPartition], _ verb: String) throws(KafkaError) {
+            if let missing = partitions.first(where: { !assignment.contains($0) }) {
+                throw KafkaError.state(reason: "cannot \(verb) \(missing): not assigned to this member")
+            }
         }
 
         mutating func retire(_ records: [KafkaRecord]) {
@@ -687,9 +744,9 @@ public final class KafkaConsumer: Sendable {
             return retired
         }
 
-        mutating func takeSeekRequests() -> [SeekRequest] {
-            defer { seekRequests = [] }
-            return seekRequests
+        mutating func takeRequests() -> [LibraryRequest] {
+            defer { requests = [] }
+            return requests
         }
 
         /// Drops buffered and held-back records of a partition (after a seek or a revocation).

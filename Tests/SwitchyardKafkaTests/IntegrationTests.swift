@@ -271,6 +271,39 @@ struct KafkaIntegrationTests {
         try await consumer.seek(partition, to: 1)
         let rewound = try await take(2, from: consumer, store: false)
         #expect(rewound.map(\.offset) == [1, 2])
+        let afterRewind = try await take(3, from: consumer, store: false)
+        #expect(afterRewind.map(\.offset) == [3, 4, 5])
+
+        // A partition this member does not have cannot be paused or resumed: an error, not a silent no-op.
+        let elsewhere = KafkaTopicPartition(topic: topic, partition: 7)
+        let notAssigned = #expect(throws: KafkaError.self) { try consumer.pause([elsewhere]) }
+        #expect(notAssigned?.code == .state)
+        #expect(throws: KafkaError.self) { try consumer.resume([elsewhere]) }
+
+        // Pauses and resumes while librdkafka has a backlog queued (the batch call beside pause): every record
+        // arrives once, in order, none skipped.
+        let backlog = 2000
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<backlog {
+                group.addTask { _ = try await producer.send(KafkaProducerRecord(topic: topic, value: "b\(i)".bytes)) }
+                if i % 200 == 199 { try await group.waitForAll() }
+            }
+            try await group.waitForAll()
+        }
+        let offsets = try await withDeadline(.seconds(60), "reading \(backlog) records with pauses") {
+            var offsets: [Int64] = []
+            for try await record in consumer.records {
+                offsets.append(record.offset)
+                if offsets.count == backlog { break }
+                if offsets.count % 97 == 0 {
+                    try consumer.pause([partition])
+                    try await Task.sleep(for: .milliseconds(20))
+                    try consumer.resume([partition])
+                }
+            }
+            return offsets
+        }
+        #expect(offsets == Array(6..<Int64(6 + backlog)))
         await consumer.close()
         await producer.close()
     }
