@@ -1,4 +1,3 @@
-import CRdKafka
 import Dispatch
 import Foundation
 import Synchronization
@@ -110,8 +109,9 @@ public final class KafkaConsumer: Sendable {
             var fullSince: ContinuousClock.Instant?
             var topicNames = RDKafkaTopicNames()
             var prefetch = PrefetchWatch(maxRecords: limits.records, maxBytes: limits.bytes)
-            let messages = UnsafeMutablePointer<UnsafeMutablePointer<rd_kafka_message_t>?>.allocate(capacity: maxBatch)
-            defer { messages.deallocate() }
+            // The next batch call's slots: a batch's records keep theirs (with keepsMessages), so each batch
+            // that kept a message gets new ones.
+            var messages = RDKafkaMessages(capacity: maxBatch, client: client)
             while !signal.isStopRequested {
                 // Pauses, resumes and seeks run here, between batches (see RDKafkaClient.consumeBatch), so no
                 // record fetched before one of them is in flight. Batches the reader handed back (recycle) are
@@ -152,11 +152,11 @@ public final class KafkaConsumer: Sendable {
                 // batch, not once per record.
                 let queued = client.consumerQueueLength
                 if prefetch.shouldWake(queued: queued) { waker.wake() }
-                var count = client.consumeBatch(timeoutMilliseconds: 0, into: messages, capacity: maxBatch)
+                var count = client.consumeBatch(timeoutMilliseconds: 0, into: messages, from: 0, count: maxBatch)
                 if count == 0 {
-                    count = client.consumeBatch(timeoutMilliseconds: 100, into: messages, capacity: 1)
+                    count = client.consumeBatch(timeoutMilliseconds: 100, into: messages, from: 0, count: 1)
                     if count == 1 {
-                        count += client.consumeBatch(timeoutMilliseconds: 0, into: messages + 1, capacity: maxBatch - 1)
+                        count += client.consumeBatch(timeoutMilliseconds: 0, into: messages, from: 1, count: maxBatch - 1)
                     }
                 }
                 var batch: [KafkaRecord] = []
@@ -164,14 +164,18 @@ public final class KafkaConsumer: Sendable {
                 var batchBytes = 0
                 var errors: [KafkaError] = []
                 for index in 0..<count {
-                    guard let message = messages[index] else { continue }
-                    switch client.take(message, topicNames: &topicNames, keepingMessages: keepingMessages) {
+                    switch client.take(messages, at: index, topicNames: &topicNames, keepingMessages: keepingMessages) {
                     case .record(let record):
                         batchBytes &+= record.valueCount ?? 0
                         batch.append(record)
                     case .error(let error):
                         errors.append(error)
+                    case nil:
+                        break
                     }
+                }
+                if keepingMessages, !batch.isEmpty {
+                    messages = RDKafkaMessages(capacity: maxBatch, client: client)
                 }
                 if !batch.isEmpty {
                     prefetch.observe(records: batch.count, bytes: batchBytes)

@@ -208,45 +208,36 @@ final class RDKafkaClient: @unchecked Sendable {
         }
     }
 
-    /// Polls the consumer queue, blocking up to `timeoutMilliseconds`; serves rebalance, error and statistics
-    /// callbacks on the calling thread. Must run on the dedicated poll thread.
-    /// With `keepingMessages`, a record keeps librdkafka's message instead of a copy of its bytes
-    /// (``RDKafkaMessage``).
-    func consumerPoll(timeoutMilliseconds: Int32, topicNames: inout RDKafkaTopicNames, keepingMessages: Bool = false) -> RDKafkaPollResult? {
-        guard let message = rd_kafka_consumer_poll(handle, timeoutMilliseconds) else { return nil }
-        return take(message, topicNames: &topicNames, keepingMessages: keepingMessages)
-    }
-
-    /// Takes up to `capacity` messages from the consumer queue (`rd_kafka_consume_batch_queue`) into
-    /// `messages` and returns how many; serves rebalance, error and statistics callbacks on the calling thread.
-    /// Waits up to `timeoutMilliseconds` for the batch to fill (0: only what is queued now), or until
-    /// ``wakeConsumer()``. Each message is the caller's: pass it to ``take(_:topicNames:keepingMessages:)``.
+    /// Takes up to `count` messages from the consumer queue (`rd_kafka_consume_batch_queue`) into `messages`
+    /// slots from `start` on and returns how many; serves rebalance, error and statistics callbacks on the
+    /// calling thread. Waits up to `timeoutMilliseconds` for the batch to fill (0: only what is queued now), or
+    /// until ``wakeConsumer()``. Pass each taken slot to ``take(_:at:topicNames:keepingMessages:)``.
     ///
     /// Must run on the dedicated poll thread, and pause, resume and seek must run there too, between these
     /// calls: librdkafka 2.0 documents the batch call as unsafe beside those calls on other threads (a
     /// partition's messages taken into a batch before a pause could be dropped with its position already past
     /// them). In sequence they are safe: a pause or seek makes the partition's queued messages outdated at
     /// once, and the next call discards them before it takes any.
-    func consumeBatch(
-        timeoutMilliseconds: Int32, into messages: UnsafeMutablePointer<UnsafeMutablePointer<rd_kafka_message_t>?>, capacity: Int
-    ) -> Int {
-        guard let consumerQueue, capacity > 0 else { return 0 }
-        return max(rd_kafka_consume_batch_queue(consumerQueue, timeoutMilliseconds, messages, capacity), 0)
+    func consumeBatch(timeoutMilliseconds: Int32, into messages: RDKafkaMessages, from start: Int, count: Int) -> Int {
+        guard let consumerQueue, count > 0, start + count <= messages.capacity else { return 0 }
+        return max(rd_kafka_consume_batch_queue(consumerQueue, timeoutMilliseconds, messages.slots + start, count), 0)
     }
 
-    /// Wakes a ``consumeBatch(timeoutMilliseconds:into:capacity:)`` waiting on another thread: it returns at
+    /// Wakes a ``consumeBatch(timeoutMilliseconds:into:from:count:)`` waiting on another thread: it returns at
     /// once with what it has (the next call does, if none is waiting).
     func wakeConsumer() {
         if let consumerQueue { rd_kafka_queue_yield(consumerQueue) }
     }
 
-    /// A consumed message as a record or an error, taking ownership of `message`: kept as the record's bytes
-    /// with `keepingMessages` (``RDKafkaMessage``), else copied and destroyed.
-    func take(_ message: UnsafeMutablePointer<rd_kafka_message_t>, topicNames: inout RDKafkaTopicNames, keepingMessages: Bool) -> RDKafkaPollResult {
+    /// The message in slot `index` of `messages` as a record or an error. With `keepingMessages` a record reads
+    /// its bytes in the message (``RDKafkaMessage``), which `messages` keeps; otherwise, and for an error, the
+    /// message is copied and destroyed at once.
+    func take(_ messages: RDKafkaMessages, at index: Int, topicNames: inout RDKafkaTopicNames, keepingMessages: Bool) -> RDKafkaPollResult? {
+        guard let message = messages.slots[index] else { return nil }
         if keepingMessages, message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR {
-            return .record(record(message, bytes: KafkaRecordBytes(RDKafkaMessage(message, client: self)), topicNames: &topicNames))
+            return .record(record(message, bytes: KafkaRecordBytes(RDKafkaMessage(messages, message)), topicNames: &topicNames))
         }
-        defer { rd_kafka_message_destroy(message) }
+        defer { messages.destroy(at: index) }
         return pollResult(message, topicNames: &topicNames)
     }
 
