@@ -138,20 +138,14 @@ public final class KafkaConsumer: Sendable {
                 } else {
                     fullSince = nil
                 }
-                switch shared.state.withLock({ $0.flowControl() }) {
-                case .pause(let partitions):
-                    do { try client.pause(partitions) } catch { shared.events.yield(.error(error as? KafkaError ?? .state(reason: "\(error)"))) }
-                case .resume(let partitions):
-                    do { try client.resume(partitions) } catch { shared.events.yield(.error(error as? KafkaError ?? .state(reason: "\(error)"))) }
-                case .none:
-                    break
+                if let request = shared.state.withLock({ $0.flowControl() }) {
+                    shared.perform(request, client: client)
                 }
+                if prefetch.shouldWake(queued: client.consumerQueueLength) { waker.wake() }
                 // What librdkafka has queued, in one call; when nothing is, one wait for the first record (up to
                 // 100 ms, or a wakeConsumer) and then whatever came with it. The batch call waits for a whole
                 // batch, so it waits only for one record. Handed over under one lock: the reader wakes once per
                 // batch, not once per record.
-                let queued = client.consumerQueueLength
-                if prefetch.shouldWake(queued: queued) { waker.wake() }
                 var count = client.consumeBatch(timeoutMilliseconds: 0, into: messages, from: 0, count: maxBatch)
                 if count == 0 {
                     count = client.consumeBatch(timeoutMilliseconds: 100, into: messages, from: 0, count: 1)
@@ -174,10 +168,8 @@ public final class KafkaConsumer: Sendable {
                         break
                     }
                 }
-                if keepingMessages, !batch.isEmpty {
-                    messages = RDKafkaMessages(capacity: maxBatch, client: client)
-                }
                 if !batch.isEmpty {
+                    if keepingMessages { messages = RDKafkaMessages(capacity: maxBatch, client: client) }
                     prefetch.observe(records: batch.count, bytes: batchBytes)
                     shared.state.withLock { $0.polled(batch) }?.run()
                 }
@@ -477,7 +469,8 @@ public final class KafkaConsumer: Sendable {
             events.yield(.error(error))
         }
 
-        /// Runs a pause, resume or seek inside librdkafka (on the poll thread, between two batches).
+        /// Runs a pause, resume or seek inside librdkafka (on the poll thread, between two batches): the reader's
+        /// or flow control's.
         func perform(_ request: StateMachine.LibraryRequest, client: RDKafkaClient) {
             do {
                 switch request {
@@ -594,27 +587,21 @@ public final class KafkaConsumer: Sendable {
 
         var isBufferFull: Bool { buffer.count >= maxBuffered }
 
-        enum FlowAction {
-            case pause([KafkaTopicPartition])
-            case resume([KafkaTopicPartition])
-            case none
-        }
-
         /// What the poll thread does before polling: pause the assigned partitions inside librdkafka while the
         /// buffer is full, resume them once it is half empty. Partitions the reader paused stay paused.
-        mutating func flowControl() -> FlowAction {
+        mutating func flowControl() -> LibraryRequest? {
             if buffer.count >= maxBuffered {
                 let more = assignment.subtracting(flowPaused)
-                guard !more.isEmpty else { return .none }
+                guard !more.isEmpty else { return nil }
                 flowPaused.formUnion(more)
                 return .pause(more.sorted())
             }
             if !flowPaused.isEmpty && buffer.count <= maxBuffered / 2 {
                 let resumable = flowPaused.intersection(assignment).subtracting(paused)
                 flowPaused = []
-                return resumable.isEmpty ? .none : .resume(resumable.sorted())
+                return resumable.isEmpty ? nil : .resume(resumable.sorted())
             }
-            return .none
+            return nil
         }
 
         mutating func stored(_ partition: KafkaTopicPartition, _ nextOffset: Int64) {

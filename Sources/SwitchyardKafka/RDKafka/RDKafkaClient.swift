@@ -219,7 +219,8 @@ final class RDKafkaClient: @unchecked Sendable {
     /// them). In sequence they are safe: a pause or seek makes the partition's queued messages outdated at
     /// once, and the next call discards them before it takes any.
     func consumeBatch(timeoutMilliseconds: Int32, into messages: RDKafkaMessages, from start: Int, count: Int) -> Int {
-        guard let consumerQueue, count > 0, start + count <= messages.capacity else { return 0 }
+        precondition(start >= 0 && start + count <= messages.capacity, "slots \(start)..<\(start + count) of \(messages.capacity)")
+        guard let consumerQueue, count > 0 else { return 0 }
         return max(rd_kafka_consume_batch_queue(consumerQueue, timeoutMilliseconds, messages.slots + start, count), 0)
     }
 
