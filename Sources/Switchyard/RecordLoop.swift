@@ -153,12 +153,19 @@ struct TopicRuntime: Sendable {
 }
 
 /// Counts per event type for one batch, without hashing: types are mostly the catalog's own static strings,
-/// which compare by identity first, and a batch sees few of them.
+/// found by identity, and a batch sees few of them.
 struct TypeCounts {
     private(set) var entries: [(type: String, count: Int)] = []
     private var overflow: [String: Int] = [:]
 
     mutating func add(_ type: String, _ n: Int = 1) {
+        // The same string (a catalog's tag) is found by its two words, with no comparison of contents: an event
+        // type's string differs from the others' in them, and `==` would compare the bytes of every other type.
+        let bits = unsafeBitCast(type, to: (UInt, UInt).self)
+        for k in entries.indices where unsafeBitCast(entries[k].type, to: (UInt, UInt).self) == bits {
+            entries[k].count += n
+            return
+        }
         for k in entries.indices where entries[k].type == type {
             entries[k].count += n
             return
@@ -181,6 +188,37 @@ struct TypeCounts {
     }
 }
 
+/// A lane's counts since its last metrics flush (once per batch).
+struct LaneCounts {
+    var records = 0
+    var tombstones = 0
+    var decoded = TypeCounts()
+    var unknown = TypeCounts()
+    var unknownFields = TypeCounts()
+
+    /// Counts a record handed on: its type, and the unknown fields kept.
+    mutating func handedOn(_ record: DecodedRecord, type: String) {
+        if case .unknown = record.outcome {
+            unknown.add(type)
+        } else {
+            decoded.add(type)
+            if record.unknownFields > 0 { unknownFields.add(type, record.unknownFields) }
+        }
+    }
+
+    /// Adds the counts to the metrics and starts again from zero.
+    mutating func flush(_ topic: TopicRuntime, _ metrics: WorkerMetrics) {
+        let name = topic.name
+        if records > 0 { topic.records.increment(by: Int64(records)) }
+        if tombstones > 0 { topic.tombstones.increment(by: Int64(tombstones)) }
+        records = 0
+        tombstones = 0
+        decoded.drain { type, n in metrics.decoded.labels(name, type).increment(by: Int64(n)) }
+        unknown.drain { type, n in metrics.unknownEvents.labels(name, type).increment(by: Int64(n)) }
+        unknownFields.drain { type, n in metrics.unknownFields.labels(name, type).increment(by: Int64(n)) }
+    }
+}
+
 // MARK: - Per partition
 
 /// One partition's decoder, counters and handler lanes. Used by the record loop's task only, one batch at a
@@ -192,11 +230,7 @@ final class Lane {
     var codec: TopicCodec
     let republishPartition: Int32?
     var isTouched = false
-    private var records = 0
-    private var tombstones = 0
-    private var decoded = TypeCounts()
-    private var unknown = TypeCounts()
-    private var unknownFields = TypeCounts()
+    private var counts = LaneCounts()
     /// Handler lanes: one (ordering `partition`) or one per key hash (ordering `key`), made when first needed.
     private var handlerLanes: [HandlerLane] = []
     /// Reused per run.
@@ -215,6 +249,21 @@ final class Lane {
         self.republishPartition = republishPartition
     }
 
+    /// Where a run stands after each record.
+    private struct RunState {
+        /// Records completed at once (no effect to wait for).
+        var completed = 0
+        /// The offset after the last record processed (nil: none was).
+        var next: Int64?
+        /// A halt at this offset; `done`: already dead-lettered (no dead letter to wait for).
+        var halt: (offset: Int64, done: Bool)?
+        /// The partition is halted at an earlier record: nothing from here on is processed.
+        var held = false
+
+        /// Whether nothing after the last record is processed in this run.
+        var stopped: Bool { halt != nil || held }
+    }
+
     /// Decodes and decides every record of one run, then hands the effects over: pending offsets to the
     /// watermark, sends to the producer, handler calls to the handler lanes.
     ///
@@ -222,19 +271,25 @@ final class Lane {
     func process(_ run: ArraySlice<KafkaRecord>, loop: RecordLoop) throws -> Int {
         // Held: a halt at an earlier record; these records are read again after the release's seek.
         if progress.haltOffset != nil { return 0 }
-        var completed = 0
         let worker = loop.worker
         let configuration = topic.configuration
         let hasHandlers = !worker.handlers.isEmpty
-        var next: Int64?
-        var halt: (offset: Int64, done: Bool)?
-        var held = false
+        var state = RunState()
         pending.removeAll(keepingCapacity: true)
         sends.removeAll(keepingCapacity: true)
         handlerItems.removeAll(keepingCapacity: true)
+        // The decoder and the counts as locals while the run lasts: no exclusivity check on the lane's stored
+        // properties per record. The counts are moved out and back (their tables are not copied).
+        var codec = self.codec
+        var counts = self.counts
+        self.counts = LaneCounts()
+        defer {
+            self.codec = codec
+            self.counts = counts
+        }
 
         for record in run {
-            records += 1
+            counts.records += 1
             let decoded = record.withUnsafeValue { codec.decode($0) }
             var facts = RecordFacts(
                 outcome: RecordFacts.Outcome(decoded.outcome), onFailure: configuration.onFailure,
@@ -243,85 +298,94 @@ final class Lane {
             if case .failed(let failure) = decoded.outcome {
                 worker.metrics.failures.labels(topic.name, failure.kind.rawValue, failure.type ?? "").increment()
                 if configuration.onFailure == .halt {
-                    failedAt = Timestamp(Date())
-                    let key = Worker.ReleaseKey(topic: record.topic, partition: record.partition, offset: record.offset)
-                    let since = failedAt!
-                    (facts.deadLettered, facts.releasePending) = worker.control.withLock { c in
-                        let halt = HaltInfo(
-                            offset: record.offset, failure: failure, since: since, timestampMilliseconds: record.timestampMilliseconds)
-                        return (c.deadLettered[key] != nil, c.pending[key]?.contains { $0.applies(to: halt) } ?? false)
-                    }
+                    let since = Timestamp(Date())
+                    failedAt = since
+                    (facts.deadLettered, facts.releasePending) = worker.haltFacts(record, failure: failure, since: since)
                 }
             }
             let action = RecordAction.decide(facts)
-            switch action {
-            case .hold:
-                // Nothing from here on is processed or stored; what came before is handed over below.
-                held = true
-            case .skipTombstone:
-                tombstones += 1
-                completed += 1
-            case .handOn, .handOnThenRepublish:
-                guard let type = decoded.outcome.type else { break }
-                if case .unknown = decoded.outcome {
-                    unknown.add(type)
-                } else {
-                    self.decoded.add(type)
-                    if decoded.unknownFields > 0 { unknownFields.add(type, decoded.unknownFields) }
-                }
-                // The codec keeps events only where a handler or a republish needs them (`keepsEvents`).
-                let republish = action == .handOnThenRepublish ? try republishRecord(record, event: decoded.event, decoded: decoded, worker: worker) : nil
-                let handler = hasHandlers ? decoded.event.flatMap { worker.handlers.handler(for: $0) } : nil
-                if hasHandlers, handler != nil || republish != nil {
-                    // Through the handler lane, so effects keep the partition's (or the key's) order.
-                    pending.append(record.offset)
-                    handlerItems.append(HandlerItem(record: record, type: type, handler: handler, republish: republish))
-                } else if let republish {
-                    pending.append(record.offset)
-                    sends.append(republish)
-                } else {
-                    completed += 1
-                }
-            case .deadLetter, .deadLetterThenHalt:
-                guard case .failed(let failure) = decoded.outcome else { break }
-                let dead = Effects.Send(
-                    record: Self.deadLetter(record, failure: failure, topic: configuration, group: worker.configuration.groupId),
-                    source: record.recordLocation,
-                    kind: action == .deadLetter ? .deadLetter(failure, halts: false) : .deadLetter(failure, halts: true),
-                    topic: topic)
-                if hasHandlers {
-                    handlerItems.append(HandlerItem(record: record, type: failure.type ?? "", handler: nil, republish: dead))
-                } else {
-                    sends.append(dead)
-                }
-                if action == .deadLetterThenHalt {
-                    halt = (record.offset, false)
-                    next = record.offset
-                    startHalt(record, failure: failure, since: failedAt ?? Timestamp(Date()), worker: worker, consumer: loop.consumer)
-                } else {
-                    pending.append(record.offset)
-                }
-            case .halt:
-                guard case .failed(let failure) = decoded.outcome else { break }
-                halt = (record.offset, true)
-                next = record.offset
-                startHalt(record, failure: failure, since: failedAt ?? Timestamp(Date()), worker: worker, consumer: loop.consumer)
-            case .skipReleased:
-                worker.metrics.releases.labels(record.topic).increment()
-                worker.logger.notice("halted offset released", record.position)
-                completed += 1
+            if action == .handOn, !hasHandlers, let type = decoded.outcome.type {
+                // The common case: counted and complete, nothing to wait for.
+                counts.handedOn(decoded, type: type)
+                state.completed += 1
+            } else {
+                try carryOut(action, record, decoded, failedAt: failedAt, &state, &counts, loop: loop)
+                if state.stopped { break }
             }
-            if halt != nil || held { break }
-            next = record.offset + 1
+            state.next = record.offset + 1
         }
-        guard let next else { return completed }
-        progress.handOver(pending: pending, processedThrough: next, haltAt: halt?.offset, haltDone: halt?.done ?? false)
+        guard let next = state.next else { return state.completed }
+        progress.handOver(pending: pending, processedThrough: next, haltAt: state.halt?.offset, haltDone: state.halt?.done ?? false)
         for send in sends { loop.effects.send(send, progress: progress) }
         for item in handlerItems {
             loop.effects.started()
             handlerLane(for: item.record, worker: worker, effects: loop.effects).enqueue(item)
         }
-        return completed
+        return state.completed
+    }
+
+    /// Carries out `action` for one record: everything but a hand-on without a handler (``process(_:loop:)``).
+    /// Effects are queued (`pending`, `sends`, `handlerItems`) and handed over after the run; a halt or a hold
+    /// stops the run (`state.stopped`), and `state.next` is where it stopped.
+    private func carryOut(
+        _ action: RecordAction, _ record: KafkaRecord, _ decoded: DecodedRecord, failedAt: Timestamp?, _ state: inout RunState,
+        _ counts: inout LaneCounts, loop: RecordLoop
+    ) throws {
+        let worker = loop.worker
+        let configuration = topic.configuration
+        let hasHandlers = !worker.handlers.isEmpty
+        switch action {
+        case .hold:
+            // Nothing from here on is processed or stored; what came before is handed over.
+            state.held = true
+        case .skipTombstone:
+            counts.tombstones += 1
+            state.completed += 1
+        case .handOn, .handOnThenRepublish:
+            guard let type = decoded.outcome.type else { return }
+            counts.handedOn(decoded, type: type)
+            // The codec keeps events only where a handler or a republish needs them (`keepsEvents`).
+            let republish = action == .handOnThenRepublish ? try republishRecord(record, event: decoded.event, decoded: decoded, worker: worker) : nil
+            let handler = hasHandlers ? decoded.event.flatMap { worker.handlers.handler(for: $0) } : nil
+            if hasHandlers, handler != nil || republish != nil {
+                // Through the handler lane, so effects keep the partition's (or the key's) order.
+                pending.append(record.offset)
+                handlerItems.append(HandlerItem(record: record, type: type, handler: handler, republish: republish))
+            } else if let republish {
+                pending.append(record.offset)
+                sends.append(republish)
+            } else {
+                state.completed += 1
+            }
+        case .deadLetter, .deadLetterThenHalt:
+            guard case .failed(let failure) = decoded.outcome else { return }
+            let dead = Effects.Send(
+                record: Self.deadLetter(record, failure: failure, topic: configuration, group: worker.configuration.groupId),
+                source: record.recordLocation,
+                kind: action == .deadLetter ? .deadLetter(failure, halts: false) : .deadLetter(failure, halts: true),
+                topic: topic)
+            if hasHandlers {
+                handlerItems.append(HandlerItem(record: record, type: failure.type ?? "", handler: nil, republish: dead))
+            } else {
+                sends.append(dead)
+            }
+            if action == .deadLetterThenHalt {
+                state.halt = (record.offset, false)
+                state.next = record.offset
+                startHalt(record, failure: failure, since: failedAt ?? Timestamp(Date()), worker: worker, consumer: loop.consumer)
+            } else {
+                pending.append(record.offset)
+            }
+        case .halt:
+            guard case .failed(let failure) = decoded.outcome else { return }
+            state.halt = (record.offset, true)
+            state.next = record.offset
+            startHalt(record, failure: failure, since: failedAt ?? Timestamp(Date()), worker: worker, consumer: loop.consumer)
+        case .skipReleased:
+            worker.metrics.releases.labels(record.topic).increment()
+            worker.logger.notice("halted offset released", record.position)
+            state.completed += 1
+        }
     }
 
     /// A strict failure: pause the partition at once (nothing after the record is delivered), and once the
@@ -408,14 +472,7 @@ final class Lane {
     /// Adds this batch's counts to the metrics.
     func flushMetrics(_ metrics: WorkerMetrics) {
         isTouched = false
-        let name = topic.name
-        if records > 0 { topic.records.increment(by: Int64(records)) }
-        if tombstones > 0 { topic.tombstones.increment(by: Int64(tombstones)) }
-        records = 0
-        tombstones = 0
-        decoded.drain { type, n in metrics.decoded.labels(name, type).increment(by: Int64(n)) }
-        unknown.drain { type, n in metrics.unknownEvents.labels(name, type).increment(by: Int64(n)) }
-        unknownFields.drain { type, n in metrics.unknownFields.labels(name, type).increment(by: Int64(n)) }
+        counts.flush(topic, metrics)
     }
 
     /// The dead letter for `record`: original key, value and headers, with the diagnosis added. Earlier
@@ -443,6 +500,16 @@ final class Lane {
         add(DeadLetterHeaders.failedAt, Timestamp(Date()).text)
         add(DeadLetterHeaders.redriveCount, redriveCount)
         return KafkaProducerRecord(topic: topic.deadLetterTopic, key: record.key, value: record.value, headers: headers)
+    }
+}
+
+extension Worker {
+    /// For a failure on a halting topic: whether this process dead-lettered this very record already, and
+    /// whether an operator's release of it was read and not yet applied.
+    func haltFacts(_ record: KafkaRecord, failure: DecodeFailure, since: Timestamp) -> (deadLettered: Bool, releasePending: Bool) {
+        let key = ReleaseKey(topic: record.topic, partition: record.partition, offset: record.offset)
+        let halt = HaltInfo(offset: record.offset, failure: failure, since: since, timestampMilliseconds: record.timestampMilliseconds)
+        return control.withLock { c in (c.deadLettered[key] != nil, c.pending[key]?.contains { $0.applies(to: halt) } ?? false) }
     }
 }
 

@@ -19,9 +19,10 @@ public enum FastPathAgreement {
             (fast != nil, InvariantViolation(check: "\(C.name): fast path \(what)", detail: detail))
         }
         // Validating without keeping the strings (a worker topic with no handler) decides exactly the same.
-        let bare = input.withUnsafeBytes { C.decodeFast($0, options: JSONReader.Options(rejectDuplicateKeys: true), discardingValues: true) }
-        if (bare == nil) != (fast == nil) || bare?.knownType != fast?.knownType || bare?.unknownFieldCount != fast?.unknownFieldCount {
-            return violation("decided otherwise when discarding values", "with values: \(fast == nil ? "bailed" : "decided"), without: \(bare == nil ? "bailed" : "decided")")
+        let bare = input.withUnsafeBytes { C.validateFast($0, options: JSONReader.Options(rejectDuplicateKeys: true)) }
+        let expected = fast.map { FastVerdict(type: $0.value.type, isKnown: $0.knownType != nil, unknownFieldCount: $0.unknownFieldCount) }
+        if bare != expected {
+            return violation("decided otherwise when validating without values", "with values: \(expected.map { "\($0)" } ?? "bailed"), without: \(bare.map { "\($0)" } ?? "bailed")")
         }
         guard let fast else { return (false, nil) }
         switch slow.outcome {

@@ -62,6 +62,9 @@ public struct EventType<Catalog>: Sendable {
     @usableFromInline let decode: @Sendable (any Decoder) throws -> Catalog
     /// The fast path's reader, when the payload type has one.
     @usableFromInline let fastDecode: (@Sendable (inout JSONCursor) throws(FastPathBail) -> Catalog)?
+    /// The same reader, reading the payload without wrapping it into the catalog (no box, no copy): for
+    /// ``EventCatalog/validateFast(_:options:)``.
+    @usableFromInline let fastValidate: (@Sendable (inout JSONCursor) throws(FastPathBail) -> Void)?
     @usableFromInline let utf8: [UInt8]
 
     /// An entry for `event`, wrapped into the catalog by `wrap` (usually the enum case).
@@ -71,6 +74,7 @@ public struct EventType<Catalog>: Sendable {
         payload = E.self
         decode = { decoder in wrap(try E(from: decoder)) }
         fastDecode = nil
+        fastValidate = nil
     }
 
     /// An entry for an event with a fast path (``FastCodable``). Inlinable, so that the reader is
@@ -81,6 +85,7 @@ public struct EventType<Catalog>: Sendable {
         payload = E.self
         decode = { decoder in wrap(try E(from: decoder)) }
         fastDecode = { cursor throws(FastPathBail) in wrap(try E.read(from: &cursor)) }
+        fastValidate = { cursor throws(FastPathBail) in _ = try E.read(from: &cursor) }
     }
 
     @usableFromInline func matches(_ tag: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -104,6 +109,23 @@ public struct FastDecoded<Catalog: EventCatalog> {
     }
 }
 
+/// What the fast path decided about a record it read without keeping the value
+/// (``EventCatalog/validateFast(_:options:)``).
+public struct FastVerdict: Sendable, Equatable {
+    /// The tag: a known event's type (the catalog's own string) or the unrecognised tag.
+    public var type: String
+    /// Whether the tag is one of the catalog's.
+    public var isKnown: Bool
+    /// Members kept in ``UnknownFields`` bags anywhere in the value (0 for an unknown tag).
+    public var unknownFieldCount: Int
+
+    @inlinable public init(type: String, isKnown: Bool, unknownFieldCount: Int) {
+        self.type = type
+        self.isKnown = isKnown
+        self.unknownFieldCount = unknownFieldCount
+    }
+}
+
 extension EventCatalog {
     public static var tagKey: String { "type" }
 
@@ -112,11 +134,9 @@ extension EventCatalog {
 
     /// Decodes a record on the fast path, or returns nil to leave it to the general decoder: for any
     /// failure, and for valid records the fast path does not handle (see ``JSONCursor``).
-    @inlinable public static func decodeFast(
-        _ bytes: UnsafeRawBufferPointer, options: JSONReader.Options, discardingValues: Bool = false
-    ) -> FastDecoded<Self>? {
+    @inlinable public static func decodeFast(_ bytes: UnsafeRawBufferPointer, options: JSONReader.Options) -> FastDecoded<Self>? {
         do throws(FastPathBail) {
-            var cursor = try JSONCursor(bytes, options: options, discardingValues: discardingValues)
+            var cursor = try JSONCursor(bytes, options: options)
             let tag = try cursor.findTag(tagKey)
             let types = eventTypes
             for k in types.indices where types[k].matches(tag) {
@@ -128,6 +148,29 @@ extension EventCatalog {
             let type = String(decoding: tag, as: UTF8.self)
             try cursor.validateDocument()
             return FastDecoded(value: unknown(type: type, raw: RawJSON(bytes: Array(bytes))), knownType: nil, unknownFieldCount: 0)
+        } catch {
+            return nil
+        }
+    }
+
+    /// Decides a record as ``decodeFast(_:options:)`` does, with the same checks, without making the value:
+    /// strings are validated and dropped (``JSONCursor`` `discardingValues`), the payload is not wrapped into
+    /// the catalog (no allocation for an `indirect` case), an unknown record's bytes are not copied. For a
+    /// reader that needs the outcome, not the event (a worker topic with no handler and no republish).
+    @inlinable public static func validateFast(_ bytes: UnsafeRawBufferPointer, options: JSONReader.Options) -> FastVerdict? {
+        do throws(FastPathBail) {
+            var cursor = try JSONCursor(bytes, options: options, discardingValues: true)
+            let tag = try cursor.findTag(tagKey)
+            let types = eventTypes
+            for k in types.indices where types[k].matches(tag) {
+                guard let validate = types[k].fastValidate else { return nil }
+                try validate(&cursor)
+                try cursor.finish()
+                return FastVerdict(type: types[k].type, isKnown: true, unknownFieldCount: cursor.unknownFieldCount)
+            }
+            let type = String(decoding: tag, as: UTF8.self)
+            try cursor.validateDocument()
+            return FastVerdict(type: type, isKnown: false, unknownFieldCount: 0)
         } catch {
             return nil
         }

@@ -70,7 +70,7 @@ public enum DecodeOutcome<Catalog: EventCatalog>: Sendable {
 
 /// Decodes records of one catalog, reusing its buffers between records. Not thread-safe: one per thread.
 ///
-/// A record goes to the fast path first (``EventCatalog/decodeFast(_:options:discardingValues:)``); what the fast path does
+/// A record goes to the fast path first (``EventCatalog/decodeFast(_:options:)``, or ``EventCatalog/validateFast(_:options:)`` when the event is not kept); what the fast path does
 /// not decide goes to the general decoder, which gives the exact diagnosis.
 public struct EventDecoder<Catalog: EventCatalog> {
     /// The decoder (duplicate keys rejected).
@@ -109,14 +109,19 @@ public struct EventDecoder<Catalog: EventCatalog> {
     /// `keepingEvent: false` leaves ``DecodedRecord/event`` nil (see ``RecordDecoder/decode(_:keepingEvent:)``).
     @inlinable public mutating func decodeRecord(_ bytes: UnsafeRawBufferPointer, keepingEvent: Bool = true) -> DecodedRecord {
         _lastKnownType = nil
-        // Without the event, the fast path validates strings without keeping them (the same checks).
-        if usesFastPath, let fast = Catalog.decodeFast(bytes, options: decoder.readerOptions, discardingValues: !keepingEvent) {
+        if usesFastPath, !keepingEvent {
+            // Without the event, the fast path makes the same checks and makes no value.
+            if let verdict = Catalog.validateFast(bytes, options: decoder.readerOptions) {
+                guard verdict.isKnown else { return DecodedRecord(outcome: .unknown(type: verdict.type), unknownFields: 0, event: nil) }
+                _lastKnownType = verdict.type
+                return DecodedRecord(outcome: .decoded(type: verdict.type), unknownFields: verdict.unknownFieldCount, event: nil)
+            }
+        } else if usesFastPath, let fast = Catalog.decodeFast(bytes, options: decoder.readerOptions) {
             guard let knownType = fast.knownType else {
-                return DecodedRecord(outcome: .unknown(type: fast.value.type), unknownFields: 0, event: keepingEvent ? fast.value : nil)
+                return DecodedRecord(outcome: .unknown(type: fast.value.type), unknownFields: 0, event: fast.value)
             }
             _lastKnownType = knownType
-            return DecodedRecord(
-                outcome: .decoded(type: knownType), unknownFields: fast.unknownFieldCount, event: keepingEvent ? fast.value : nil)
+            return DecodedRecord(outcome: .decoded(type: knownType), unknownFields: fast.unknownFieldCount, event: fast.value)
         }
         let (outcome, unknownFields) = decodeGeneral(bytes)
         return Self.record(outcome, unknownFields, knownType: _lastKnownType, keepingEvent: keepingEvent)

@@ -64,7 +64,7 @@ extension FastCodable {
     @usableFromInline var resumeAfterTag = 0
     /// Whether string values are validated and then dropped: ``string()``, ``inlineString()``,
     /// ``inlineIdentifier()`` and ``strings()`` return empty values after exactly the checks they make
-    /// otherwise. For a reader that needs the outcome, not the event (``EventCatalog/decodeFast(_:options:discardingValues:)``):
+    /// otherwise. For a reader that needs the outcome, not the event (``EventCatalog/validateFast(_:options:)``):
     /// no copy, no `String`, nothing to free afterwards.
     @usableFromInline let discardsValues: Bool
 

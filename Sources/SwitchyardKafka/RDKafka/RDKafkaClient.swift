@@ -441,62 +441,60 @@ final class RDKafkaClient: @unchecked Sendable {
             throw KafkaError.state(reason: "rd_kafka_headers_new failed")
         }
         for header in record.headers {
-            if let value = header.value {
-                _ = value.withUnsafeBytes { rd_kafka_header_add(headers, header.name, -1, $0.baseAddress, $0.count) }
-            } else {
-                _ = rd_kafka_header_add(headers, header.name, -1, nil, 0)
+            // The name's UTF-8 bytes with their length: no C string made per header.
+            var name = header.name
+            name.withUTF8 { name in
+                name.withMemoryRebound(to: CChar.self) { name in
+                    if let value = header.value {
+                        _ = value.withUnsafeBytes { rd_kafka_header_add(headers, name.baseAddress, name.count, $0.baseAddress, $0.count) }
+                    } else {
+                        _ = rd_kafka_header_add(headers, name.baseAddress, name.count, nil, 0)
+                    }
+                }
             }
         }
         let opaque = Unmanaged.passRetained(box)
         let error: OpaquePointer? = record.topic.withCString { topic in
             withOptionalBytes(record.key) { key in
                 withOptionalBytes(record.value) { value in
-                    var vus: [rd_kafka_vu_t] = []
-                    var vu = rd_kafka_vu_t()
-                    vu.vtype = RD_KAFKA_VTYPE_TOPIC
-                    vu.u.cstr = topic
-                    vus.append(vu)
-                    vu = rd_kafka_vu_t()
-                    vu.vtype = RD_KAFKA_VTYPE_PARTITION
-                    vu.u.i32 = record.partition ?? RD_KAFKA_PARTITION_UA
-                    vus.append(vu)
-                    vu = rd_kafka_vu_t()
-                    vu.vtype = RD_KAFKA_VTYPE_MSGFLAGS
-                    vu.u.i = RD_KAFKA_MSG_F_COPY
-                    vus.append(vu)
-                    if let key {
-                        vu = rd_kafka_vu_t()
-                        vu.vtype = RD_KAFKA_VTYPE_KEY
-                        vu.u.mem.ptr = UnsafeMutableRawPointer(mutating: key.baseAddress ?? UnsafeRawPointer(emptyBytes))
-                        vu.u.mem.size = key.count
-                        vus.append(vu)
+                    // At most eight arguments, on the stack.
+                    withUnsafeTemporaryAllocation(of: rd_kafka_vu_t.self, capacity: 8) { vus in
+                        var count = 0
+                        func append(_ fill: (inout rd_kafka_vu_t) -> Void) {
+                            var vu = rd_kafka_vu_t()
+                            fill(&vu)
+                            vus.initializeElement(at: count, to: vu)
+                            count += 1
+                        }
+                        append { $0.vtype = RD_KAFKA_VTYPE_TOPIC; $0.u.cstr = topic }
+                        append { $0.vtype = RD_KAFKA_VTYPE_PARTITION; $0.u.i32 = record.partition ?? RD_KAFKA_PARTITION_UA }
+                        append { $0.vtype = RD_KAFKA_VTYPE_MSGFLAGS; $0.u.i = RD_KAFKA_MSG_F_COPY }
+                        if let key {
+                            append {
+                                $0.vtype = RD_KAFKA_VTYPE_KEY
+                                $0.u.mem.ptr = UnsafeMutableRawPointer(mutating: key.baseAddress ?? UnsafeRawPointer(emptyBytes))
+                                $0.u.mem.size = key.count
+                            }
+                        }
+                        append {
+                            $0.vtype = RD_KAFKA_VTYPE_VALUE
+                            if let value {
+                                $0.u.mem.ptr = UnsafeMutableRawPointer(mutating: value.baseAddress ?? UnsafeRawPointer(emptyBytes))
+                                $0.u.mem.size = value.count
+                            } else {
+                                // A null payload is a tombstone.
+                                $0.u.mem.ptr = nil
+                                $0.u.mem.size = 0
+                            }
+                        }
+                        append { $0.vtype = RD_KAFKA_VTYPE_HEADERS; $0.u.headers = headers }
+                        if let timestamp = record.timestampMilliseconds {
+                            append { $0.vtype = RD_KAFKA_VTYPE_TIMESTAMP; $0.u.i64 = timestamp }
+                        }
+                        append { $0.vtype = RD_KAFKA_VTYPE_OPAQUE; $0.u.ptr = opaque.toOpaque() }
+                        defer { vus.baseAddress!.deinitialize(count: count) }
+                        return rd_kafka_produceva(handle, vus.baseAddress, count)
                     }
-                    vu = rd_kafka_vu_t()
-                    vu.vtype = RD_KAFKA_VTYPE_VALUE
-                    if let value {
-                        vu.u.mem.ptr = UnsafeMutableRawPointer(mutating: value.baseAddress ?? UnsafeRawPointer(emptyBytes))
-                        vu.u.mem.size = value.count
-                    } else {
-                        // A null payload is a tombstone.
-                        vu.u.mem.ptr = nil
-                        vu.u.mem.size = 0
-                    }
-                    vus.append(vu)
-                    vu = rd_kafka_vu_t()
-                    vu.vtype = RD_KAFKA_VTYPE_HEADERS
-                    vu.u.headers = headers
-                    vus.append(vu)
-                    if let timestamp = record.timestampMilliseconds {
-                        vu = rd_kafka_vu_t()
-                        vu.vtype = RD_KAFKA_VTYPE_TIMESTAMP
-                        vu.u.i64 = timestamp
-                        vus.append(vu)
-                    }
-                    vu = rd_kafka_vu_t()
-                    vu.vtype = RD_KAFKA_VTYPE_OPAQUE
-                    vu.u.ptr = opaque.toOpaque()
-                    vus.append(vu)
-                    return vus.withUnsafeBufferPointer { rd_kafka_produceva(handle, $0.baseAddress, $0.count) }
                 }
             }
         }
