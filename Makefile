@@ -9,7 +9,7 @@ ifdef CI
 SWIFT_FLAGS += -Xswiftc -warnings-as-errors
 endif
 
-.PHONY: deps build test deploy-test demo bench bench-worker fuzz adversarial hardening clean
+.PHONY: deps build test deploy-test demo bench bench-worker worker-instructions fuzz adversarial hardening clean
 
 deps:
 	@scripts/install-deps.sh
@@ -45,6 +45,15 @@ bench: deps
 bench-worker: deps
 	$(SWIFT) build -c release
 	scripts/bench-worker.sh
+
+## make worker-instructions: instructions per record of `switchyard consume` under valgrind's callgrind, on
+## bench-worker's records: an A/B of builds that the machine's speed does not move
+## (WORKERS="path/to/a/switchyard path/to/b/switchyard"; default: this tree's static build).
+worker-instructions:
+	@SWITCHYARD_EXTRA_PACKAGES=valgrind scripts/install-deps.sh
+	$(SWIFT) build -c release
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/static --product switchyard
+	.venv/bin/python scripts/worker_instructions.py .build/bench/instructions $(or $(WORKERS),.build/static/release/switchyard)
 
 ## make fuzz: the libFuzzer targets (fuzz-decode, fuzz-differential), FUZZ_SECONDS each (default 300),
 ## built with -sanitize=fuzzer,address in .build/fuzz; crashes land in .build/fuzz-artifacts/.

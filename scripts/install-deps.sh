@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 
 # zsh and fish: the CLI tests load `switchyard completion zsh|fish` in them.
 packages=(librdkafka-dev libmicrohttpd-dev libsimdjson-dev kcat prometheus pkg-config zlib1g-dev time util-linux zsh fish)
+# A target's own extra tools (make worker-instructions: valgrind), installed the same way.
+packages+=(${SWITCHYARD_EXTRA_PACKAGES:-})
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
