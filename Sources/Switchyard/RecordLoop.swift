@@ -288,31 +288,35 @@ final class Lane {
             self.counts = counts
         }
 
-        for record in run {
-            counts.records += 1
-            let decoded = record.withUnsafeValue { codec.decode($0) }
-            var facts = RecordFacts(
-                outcome: RecordFacts.Outcome(decoded.outcome), onFailure: configuration.onFailure,
-                republishes: configuration.republishTo != nil)
-            var failedAt: Timestamp?
-            if case .failed(let failure) = decoded.outcome {
-                worker.metrics.failures.labels(topic.name, failure.kind.rawValue, failure.type ?? "").increment()
-                if configuration.onFailure == .halt {
-                    let since = Timestamp(Date())
-                    failedAt = since
-                    (facts.deadLettered, facts.releasePending) = worker.haltFacts(record, failure: failure, since: since)
+        // Each record is read in place (`records[index]`), not bound to a loop variable or read through the
+        // slice's subscript: a copy of a record costs two reference counts each way.
+        try run.withUnsafeBufferPointer { records in
+            for index in records.indices {
+                counts.records += 1
+                let decoded = records[index].withUnsafeValue { codec.decode($0) }
+                var facts = RecordFacts(
+                    outcome: RecordFacts.Outcome(decoded.outcome), onFailure: configuration.onFailure,
+                    republishes: configuration.republishTo != nil)
+                var failedAt: Timestamp?
+                if case .failed(let failure) = decoded.outcome {
+                    worker.metrics.failures.labels(topic.name, failure.kind.rawValue, failure.type ?? "").increment()
+                    if configuration.onFailure == .halt {
+                        let since = Timestamp(Date())
+                        failedAt = since
+                        (facts.deadLettered, facts.releasePending) = worker.haltFacts(records[index], failure: failure, since: since)
+                    }
                 }
+                let action = RecordAction.decide(facts)
+                if action == .handOn, !hasHandlers, let type = decoded.outcome.type {
+                    // The common case: counted and complete, nothing to wait for.
+                    counts.handedOn(decoded, type: type)
+                    state.completed += 1
+                } else {
+                    try carryOut(action, records[index], decoded, failedAt: failedAt, &state, &counts, loop: loop)
+                    if state.stopped { break }
+                }
+                state.next = records[index].offset + 1
             }
-            let action = RecordAction.decide(facts)
-            if action == .handOn, !hasHandlers, let type = decoded.outcome.type {
-                // The common case: counted and complete, nothing to wait for.
-                counts.handedOn(decoded, type: type)
-                state.completed += 1
-            } else {
-                try carryOut(action, record, decoded, failedAt: failedAt, &state, &counts, loop: loop)
-                if state.stopped { break }
-            }
-            state.next = record.offset + 1
         }
         guard let next = state.next else { return state.completed }
         progress.handOver(pending: pending, processedThrough: next, haltAt: state.halt?.offset, haltDone: state.halt?.done ?? false)

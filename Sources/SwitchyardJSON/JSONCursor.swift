@@ -358,7 +358,13 @@ extension FastCodable {
         guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
         let (start, end, escaped) = try scanString()
         let raw = UnsafeBufferPointer(start: base + start, count: end - start)
-        guard !escaped, let parsed = Timestamp.parse(raw) else { throw FastPathBail() }
+        guard !escaped else { throw FastPathBail() }
+        if discardsValues {
+            // Validated exactly as below; the instant and the text are not made.
+            guard Timestamp.isValid(raw) else { throw FastPathBail() }
+            return .unread
+        }
+        guard let parsed = Timestamp.parse(raw) else { throw FastPathBail() }
         return Timestamp(bytes: raw, parsed)
     }
 

@@ -134,7 +134,27 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
 
     // MARK: - Parsing
 
+    /// Parses RFC 3339 text: whole seconds since the epoch, nanoseconds and the UTC offset in seconds; nil when
+    /// it is not a valid timestamp.
     @usableFromInline static func parse(_ s: UnsafeBufferPointer<UInt8>) -> (Int64, Int32, Int32)? {
+        guard let f = fields(s) else { return nil }
+        let days = daysFromCivil(f.year, f.month, f.day)
+        let seconds = days * 86400 + f.secondOfDay - f.offset
+        return (seconds, Int32(f.nanos), Int32(f.offset))
+    }
+
+    /// Whether `s` is a valid RFC 3339 timestamp: what ``parse(_:)`` accepts, without computing the instant
+    /// (a reader that discards values only validates).
+    @usableFromInline static func isValid(_ s: UnsafeBufferPointer<UInt8>) -> Bool {
+        fields(s) != nil
+    }
+
+    /// The checked parts of RFC 3339 text: the date, the second of the (local) day, nanoseconds and the offset
+    /// in seconds east of UTC.
+    @inline(__always)
+    private static func fields(
+        _ s: UnsafeBufferPointer<UInt8>
+    ) -> (year: Int64, month: Int64, day: Int64, secondOfDay: Int64, nanos: Int64, offset: Int64)? {
         // The fixed part, `YYYY-MM-DDTHH:MM:SS`, as three overlapping eight-byte words ("YYYY-MM-",
         // "DDTHH:MM", "HH:MM:SS"): the separators compared under a mask, then every other byte checked to be
         // a digit at once (its high nibble is 3, and adding 6 keeps it 3).
@@ -204,9 +224,7 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
             return nil
         }
         guard i == n else { return nil }
-        let days = daysFromCivil(year, month, day)
-        let seconds = days * 86400 + hour * 3600 + minute * 60 + second - offset
-        return (seconds, Int32(nanos), Int32(offset))
+        return (year, month, day, hour * 3600 + minute * 60 + second, nanos, offset)
     }
 
     static func daysInMonth(_ y: Int64, _ m: Int64) -> Int64 {

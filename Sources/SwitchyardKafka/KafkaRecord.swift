@@ -107,12 +107,12 @@ public struct KafkaRecord: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Calls `body` with the value bytes in place (`nil` for a tombstone); they are valid only inside `body`.
-    public func withUnsafeValue<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+    @inlinable public func withUnsafeValue<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
         try bytes.withUnsafeValue(body)
     }
 
     /// Calls `body` with the key bytes in place (`nil` without a key); they are valid only inside `body`.
-    public func withUnsafeKey<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+    @inlinable public func withUnsafeKey<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
         try bytes.withUnsafeKey(body)
     }
 
@@ -144,10 +144,10 @@ public struct KafkaRecord: Hashable, Sendable, CustomStringConvertible {
 
 /// A record's key, value and headers in one immutable allocation (the object and its bytes together): key,
 /// value, then per header its name length (4 bytes), name, value length (4 bytes, -1 for a null value) and value.
-final class KafkaRecordStorage: ManagedBuffer<KafkaRecordStorage.Layout, UInt8> {
+@usableFromInline final class KafkaRecordStorage: ManagedBuffer<KafkaRecordStorage.Layout, UInt8> {
 
     /// Where things are in the bytes; -1 for an absent key or a null value (a tombstone).
-    struct Layout {
+    @usableFromInline struct Layout {
         let keyCount: Int32
         let headerCount: Int32
         let valueCount: Int
@@ -211,13 +211,13 @@ final class KafkaRecordStorage: ManagedBuffer<KafkaRecordStorage.Layout, UInt8> 
         return try withUnsafeMutablePointerToElements { try body(UnsafeRawBufferPointer(start: $0, count: size)) }
     }
 
-    func withUnsafeKey<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+    @usableFromInline func withUnsafeKey<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
         let count = Int(header.keyCount)
         guard count >= 0 else { return try body(nil) }
         return try withAll { try body(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
     }
 
-    func withUnsafeValue<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+    @usableFromInline func withUnsafeValue<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
         let layout = header
         guard layout.valueCount >= 0 else { return try body(nil) }
         let start = max(Int(layout.keyCount), 0)
@@ -264,12 +264,12 @@ final class KafkaRecordStorage: ManagedBuffer<KafkaRecordStorage.Layout, UInt8> 
 public struct KafkaRecordBytes: Hashable, @unchecked Sendable {
     // @unchecked: both storages are immutable once made (an allocation's bytes are written before it is
     // shared; a message parses its headers under a lock).
-    enum Storage {
+    @usableFromInline enum Storage {
         case copied(KafkaRecordStorage)
         case message(RDKafkaMessage)
     }
 
-    let storage: Storage
+    @usableFromInline let storage: Storage
 
     init(_ storage: KafkaRecordStorage) {
         self.storage = .copied(storage)
@@ -321,7 +321,7 @@ public struct KafkaRecordBytes: Hashable, @unchecked Sendable {
     }
 
     /// Calls `body` with the key bytes in place (`nil` without a key).
-    public func withUnsafeKey<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+    @inlinable public func withUnsafeKey<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
         switch storage {
         case .copied(let bytes): try bytes.withUnsafeKey(body)
         case .message(let message): try message.withUnsafeKey(body)
@@ -329,7 +329,7 @@ public struct KafkaRecordBytes: Hashable, @unchecked Sendable {
     }
 
     /// Calls `body` with the value bytes in place (`nil` for a tombstone).
-    public func withUnsafeValue<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+    @inlinable public func withUnsafeValue<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
         switch storage {
         case .copied(let bytes): try bytes.withUnsafeValue(body)
         case .message(let message): try message.withUnsafeValue(body)

@@ -56,6 +56,23 @@ import SwitchyardTestSupport
         #expect(tally.fast >= 4_900)
     }
 
+    /// Validating without values checks a timestamp exactly as decoding does, though it makes no instant: a
+    /// timestamp the parser refuses is left to the general path (which rejects the record) by both.
+    @Test func timestampsWhenValidatingWithoutValues() {
+        let options = JSONReader.Options(rejectDuplicateKeys: true)
+        for (occurredAt, valid) in [
+            ("2024-02-29T08:15:00.123+02:00", true), ("2026-08-01T07:33:31Z", true), ("2023-02-29T08:15:00Z", false),
+            ("2024-03-01T24:00:00Z", false), ("2024-03-01T12:30:00", false), ("2024-03-01T12:30:00+0530", false),
+        ] {
+            let input = Array(
+                #"{"type":"post.liked","id":"evt_1","occurredAt":"\#(occurredAt)","postId":"post_1","userId":"usr_1"}"#.utf8)
+            let bare = input.withUnsafeBytes { FeedEvent.validateFast($0, options: options) }
+            let full = input.withUnsafeBytes { FeedEvent.decodeFast($0, options: options) }
+            #expect((bare != nil) == valid && (full != nil) == valid, "\(occurredAt)")
+            Self.compare(FeedEvent.self, input, occurredAt)
+        }
+    }
+
     /// The Foundation differential's mutations: every field replaced by every JSON type, removed, and more.
     @Test func mutations() {
         var tally = Tally()

@@ -211,6 +211,9 @@ import Testing
                     let expected = reference(changed)
                     #expect(parsed?.0 == expected?.0 && parsed?.1 == expected?.1 && parsed?.2 == expected?.2,
                             "\(String(decoding: changed, as: UTF8.self))")
+                    // What a reader that discards values checks: the same answer, without the instant.
+                    #expect(changed.withUnsafeBufferPointer { Timestamp.isValid($0) } == (expected != nil),
+                            "isValid: \(String(decoding: changed, as: UTF8.self))")
                     checked += 1
                 }
             }

@@ -47,9 +47,9 @@ final class RDKafkaMessages: @unchecked Sendable {
 }
 
 /// One message of an ``RDKafkaMessages``: a record's bytes, read in place while the record lives.
-struct RDKafkaMessage: @unchecked Sendable {
+@usableFromInline struct RDKafkaMessage: @unchecked Sendable {
     private let owner: RDKafkaMessages
-    private let message: UnsafeMutablePointer<rd_kafka_message_t>
+    @usableFromInline let message: UnsafeMutablePointer<rd_kafka_message_t>
 
     /// `message` is one of `owner`'s slots.
     init(_ owner: RDKafkaMessages, _ message: UnsafeMutablePointer<rd_kafka_message_t>) {
@@ -59,12 +59,14 @@ struct RDKafkaMessage: @unchecked Sendable {
 
     var valueCount: Int? { message.pointee.payload == nil ? nil : message.pointee.len }
 
-    func withUnsafeKey<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+    // Inlinable (with the record's and the bytes' own) so that the record loop reads a value without a
+    // reference count on the message's owner.
+    @inlinable func withUnsafeKey<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
         let m = message.pointee
         return try body(m.key.map { UnsafeRawBufferPointer(start: $0, count: m.key_len) })
     }
 
-    func withUnsafeValue<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+    @inlinable func withUnsafeValue<R>(_ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
         let m = message.pointee
         return try body(m.payload.map { UnsafeRawBufferPointer(start: $0, count: m.len) })
     }
