@@ -155,7 +155,16 @@ struct TopicRuntime: Sendable {
 /// Counts per event type for one batch, without hashing: types are mostly the catalog's own static strings,
 /// found by identity, and a batch sees few of them.
 struct TypeCounts {
-    private(set) var entries: [(type: String, count: Int)] = []
+    /// A type's count since the last flush, and its counter once the first flush has looked it up: the
+    /// entries stay between flushes, so a flush adds to counters it holds, with no label lookup (which hashes
+    /// the label values under the family's lock).
+    struct Entry {
+        let type: String
+        var count: Int
+        var counter: Counter?
+    }
+
+    private(set) var entries: [Entry] = []
     private var overflow: [String: Int] = [:]
 
     mutating func add(_ type: String, _ n: Int = 1) {
@@ -171,19 +180,22 @@ struct TypeCounts {
             return
         }
         if entries.count < 16 {
-            entries.append((type, n))
+            entries.append(Entry(type: type, count: n, counter: nil))
         } else {
             overflow[type, default: 0] += n
         }
     }
 
-    var isEmpty: Bool { entries.isEmpty }
-
-    /// Every type and its count; then empties the table.
-    mutating func drain(_ body: (String, Int) -> Void) {
-        for entry in entries { body(entry.type, entry.count) }
-        for (type, count) in overflow { body(type, count) }
-        entries.removeAll(keepingCapacity: true)
+    /// Adds every type's count to its counter (`counter(type)` finds it, once per type in the table) and
+    /// starts again from zero.
+    mutating func flush(_ counter: (String) -> Counter) {
+        for k in entries.indices where entries[k].count > 0 {
+            let target = entries[k].counter ?? counter(entries[k].type)
+            entries[k].counter = target
+            target.increment(by: Int64(entries[k].count))
+            entries[k].count = 0
+        }
+        for (type, count) in overflow { counter(type).increment(by: Int64(count)) }
         overflow.removeAll()
     }
 }
@@ -213,9 +225,9 @@ struct LaneCounts {
         if tombstones > 0 { topic.tombstones.increment(by: Int64(tombstones)) }
         records = 0
         tombstones = 0
-        decoded.drain { type, n in metrics.decoded.labels(name, type).increment(by: Int64(n)) }
-        unknown.drain { type, n in metrics.unknownEvents.labels(name, type).increment(by: Int64(n)) }
-        unknownFields.drain { type, n in metrics.unknownFields.labels(name, type).increment(by: Int64(n)) }
+        decoded.flush { metrics.decoded.labels(name, $0) }
+        unknown.flush { metrics.unknownEvents.labels(name, $0) }
+        unknownFields.flush { metrics.unknownFields.labels(name, $0) }
     }
 }
 

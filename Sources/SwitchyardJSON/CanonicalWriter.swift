@@ -256,11 +256,12 @@ extension Envelope {
 
     /// Reads the value of the envelope member `key` (`id`, `occurredAt` or `schemaVersion`): the envelope's
     /// members sit flat in the event's object.
+    /// A cursor that discards values only validates `id` and `occurredAt`: they keep their placeholders.
     @inlinable public mutating func read<Key: EnvelopeCodingKey & Equatable>(_ key: Key, _ cursor: inout JSONCursor) throws(FastPathBail) {
         if key == .id {
-            $id = try cursor.inlineIdentifier()
+            if cursor.discardsValues { try cursor.skipIdentifier() } else { $id = try cursor.inlineIdentifier() }
         } else if key == .occurredAt {
-            occurredAt = try cursor.timestamp()
+            if cursor.discardsValues { try cursor.skipTimestamp() } else { occurredAt = try cursor.timestamp() }
         } else {
             schemaVersion = try cursor.null() ? 1 : try cursor.int(minimum: 1)
         }

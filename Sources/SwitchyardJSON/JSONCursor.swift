@@ -286,15 +286,20 @@ extension FastCodable {
     /// A non-empty string (an identifier), kept inline when it is short.
     @inlinable @inline(__always) public mutating func inlineIdentifier() throws(FastPathBail) -> InlineString {
         if discardsValues {
-            // Empty is what an empty string unescapes to, and only that: an escape writes at least a byte.
-            guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
-            let (start, end, _) = try scanString()
-            guard end > start else { throw FastPathBail() }
+            try skipIdentifier()
             return InlineString()
         }
         let value = try inlineString()
         guard !value.isEmpty else { throw FastPathBail() }
         return value
+    }
+
+    /// Validates a non-empty string exactly as ``inlineIdentifier()`` does and moves past it, making nothing.
+    @inlinable @inline(__always) public mutating func skipIdentifier() throws(FastPathBail) {
+        // Empty is what an empty string unescapes to, and only that: an escape writes at least a byte.
+        guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
+        let (start, end, _) = try scanString()
+        guard end > start else { throw FastPathBail() }
     }
 
     /// An array of strings. (Kept as `String`s, not ``InlineString``s: a long array of short strings
@@ -355,17 +360,28 @@ extension FastCodable {
 
     /// An RFC 3339 timestamp written without escapes.
     @inlinable public mutating func timestamp() throws(FastPathBail) -> Timestamp {
-        guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
-        let (start, end, escaped) = try scanString()
-        let raw = UnsafeBufferPointer(start: base + start, count: end - start)
-        guard !escaped else { throw FastPathBail() }
         if discardsValues {
-            // Validated exactly as below; the instant and the text are not made.
-            guard Timestamp.isValid(raw) else { throw FastPathBail() }
+            try skipTimestamp()
             return .unread
         }
+        let raw = try timestampText()
         guard let parsed = Timestamp.parse(raw) else { throw FastPathBail() }
         return Timestamp(bytes: raw, parsed)
+    }
+
+    /// Validates a timestamp exactly as ``timestamp()`` does and moves past it; the instant and the text
+    /// are not made. For a reader that discards values: it leaves its placeholder where it is instead of
+    /// assigning another (a `Timestamp` holds an inline string: its assignment is not a plain copy).
+    @inlinable public mutating func skipTimestamp() throws(FastPathBail) {
+        guard Timestamp.isValid(try timestampText()) else { throw FastPathBail() }
+    }
+
+    /// A timestamp's text: a string value without escapes (an escaped one goes to the general decoder).
+    @inlinable @inline(__always) mutating func timestampText() throws(FastPathBail) -> UnsafeBufferPointer<UInt8> {
+        guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
+        let (start, end, escaped) = try scanString()
+        guard !escaped else { throw FastPathBail() }
+        return UnsafeBufferPointer(start: base + start, count: end - start)
     }
 
     // MARK: - Strings
