@@ -309,13 +309,15 @@ final class Lane {
                 var facts = RecordFacts(
                     outcome: RecordFacts.Outcome(decoded.outcome), onFailure: configuration.onFailure,
                     republishes: configuration.republishTo != nil)
-                var failedAt: Timestamp?
+                // When a halting topic's record failed (a `Date`, not a `Timestamp`: a trivial value costs nothing
+                // to drop on every other record, where a `Timestamp?` was destroyed through its value witness).
+                var failedAt: Date?
                 if case .failed(let failure) = decoded.outcome {
                     worker.metrics.failures.labels(topic.name, failure.kind.rawValue, failure.type ?? "").increment()
                     if configuration.onFailure == .halt {
-                        let since = Timestamp(Date())
-                        failedAt = since
-                        (facts.deadLettered, facts.releasePending) = worker.haltFacts(records[index], failure: failure, since: since)
+                        let now = Date()
+                        failedAt = now
+                        (facts.deadLettered, facts.releasePending) = worker.haltFacts(records[index], failure: failure, since: Timestamp(now))
                     }
                 }
                 let action = RecordAction.decide(facts)
@@ -344,7 +346,7 @@ final class Lane {
     /// Effects are queued (`pending`, `sends`, `handlerItems`) and handed over after the run; a halt or a hold
     /// stops the run (`state.stopped`), and `state.next` is where it stopped.
     private func carryOut(
-        _ action: RecordAction, _ record: KafkaRecord, _ decoded: DecodedRecord, failedAt: Timestamp?, _ state: inout RunState,
+        _ action: RecordAction, _ record: KafkaRecord, _ decoded: DecodedRecord, failedAt: Date?, _ state: inout RunState,
         _ counts: inout LaneCounts, loop: RecordLoop
     ) throws {
         let worker = loop.worker
@@ -388,7 +390,7 @@ final class Lane {
             if action == .deadLetterThenHalt {
                 state.halt = (record.offset, false)
                 state.next = record.offset
-                startHalt(record, failure: failure, since: failedAt ?? Timestamp(Date()), worker: worker, consumer: loop.consumer)
+                startHalt(record, failure: failure, since: Timestamp(failedAt ?? Date()), worker: worker, consumer: loop.consumer)
             } else {
                 pending.append(record.offset)
             }
@@ -396,7 +398,7 @@ final class Lane {
             guard case .failed(let failure) = decoded.outcome else { return }
             state.halt = (record.offset, true)
             state.next = record.offset
-            startHalt(record, failure: failure, since: failedAt ?? Timestamp(Date()), worker: worker, consumer: loop.consumer)
+            startHalt(record, failure: failure, since: Timestamp(failedAt ?? Date()), worker: worker, consumer: loop.consumer)
         case .skipReleased:
             worker.metrics.releases.labels(record.topic).increment()
             worker.logger.notice("halted offset released", record.position)

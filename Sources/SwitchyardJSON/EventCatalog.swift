@@ -66,11 +66,14 @@ public struct EventType<Catalog>: Sendable {
     /// ``EventCatalog/validateFast(_:options:)``.
     @usableFromInline let fastValidate: (@Sendable (inout JSONCursor) throws(FastPathBail) -> Void)?
     @usableFromInline let utf8: [UInt8]
+    /// The tag's first and last eight bytes (zero-padded when shorter), as ``JSONCursor`` reads them.
+    @usableFromInline let words: (UInt64, UInt64)
 
     /// An entry for `event`, wrapped into the catalog by `wrap` (usually the enum case).
     @inlinable public init<E: Event>(_ event: E.Type, _ wrap: @escaping @Sendable (E) -> Catalog) {
         type = E.type
         utf8 = Array(E.type.utf8)
+        words = utf8.withUnsafeBufferPointer { JSONCursor.words($0) }
         payload = E.self
         decode = { decoder in wrap(try E(from: decoder)) }
         fastDecode = nil
@@ -82,14 +85,22 @@ public struct EventType<Catalog>: Sendable {
     @inlinable public init<E: Event & FastCodable>(_ event: E.Type, _ wrap: @escaping @Sendable (consuming E) -> Catalog) {
         type = E.type
         utf8 = Array(E.type.utf8)
+        words = utf8.withUnsafeBufferPointer { JSONCursor.words($0) }
         payload = E.self
         decode = { decoder in wrap(try E(from: decoder)) }
         fastDecode = { cursor throws(FastPathBail) in wrap(try E.read(from: &cursor)) }
         fastValidate = { cursor throws(FastPathBail) in _ = try E.read(from: &cursor) }
     }
 
-    @usableFromInline func matches(_ tag: UnsafeBufferPointer<UInt8>) -> Bool {
-        utf8.count == tag.count && utf8.withUnsafeBufferPointer { memcmp($0.baseAddress!, tag.baseAddress!, tag.count) == 0 }
+    /// Whether `tag` is this type's tag: for 8 to 16 bytes (most tags) two words compared, no `memcmp` call.
+    @inlinable func matches(_ tag: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard utf8.count == tag.count else { return false }
+        if tag.count >= 8 && tag.count <= 16 {
+            let start = UnsafeRawPointer(tag.baseAddress!)
+            return start.loadUnaligned(as: UInt64.self) == words.0
+                && start.loadUnaligned(fromByteOffset: tag.count - 8, as: UInt64.self) == words.1
+        }
+        return utf8.withUnsafeBufferPointer { memcmp($0.baseAddress!, tag.baseAddress!, tag.count) == 0 }
     }
 }
 

@@ -241,7 +241,7 @@ extension FastCodable {
     }
 
     /// Consumes `null` if it is next.
-    @inlinable public mutating func null() throws(FastPathBail) -> Bool {
+    @inlinable @inline(__always) public mutating func null() throws(FastPathBail) -> Bool {
         guard try peek() == UInt8(ascii: "n") else { return false }
         guard i + 4 <= count, base[i + 1] == UInt8(ascii: "u"), base[i + 2] == UInt8(ascii: "l"), base[i + 3] == UInt8(ascii: "l")
         else { throw FastPathBail() }
