@@ -25,8 +25,8 @@ Environment (defaults in brackets):
   BENCH_WORKER_TIMEOUT [120]         seconds a run may take before it is stopped and reported as such
   BENCH_WORKER_SEED [17]             corpus seed
   BENCH_WORKER_POLL_MS [20]          how often the worker's log is read until it joined its group
-  BENCH_WORKER_FINE_POLL_MS [5]      how often its /metrics is read from then on (~0.07 ms of the worker's
-                                     CPU each, counted against it)
+  BENCH_WORKER_FINE_POLL_MS [5]      how often its /metrics is read from then on (~0.12 ms of the worker's
+                                     CPU each on this VM, counted against it)
   BENCH_CAPACITY_UTILISATION [0.7]   planned load per worker and per partition, as a share of measured
   BENCH_CAPACITY_CATCHUP_SECONDS [5] KEDA lagThreshold: the lag one worker drains in this many seconds
 

@@ -256,6 +256,7 @@ extension Envelope {
 
     /// Reads the value of the envelope member `key` (`id`, `occurredAt` or `schemaVersion`): the envelope's
     /// members sit flat in the event's object.
+    ///
     /// A cursor that discards values only validates `id` and `occurredAt`: they keep their placeholders.
     @inlinable public mutating func read<Key: EnvelopeCodingKey & Equatable>(_ key: Key, _ cursor: inout JSONCursor) throws(FastPathBail) {
         if key == .id {
