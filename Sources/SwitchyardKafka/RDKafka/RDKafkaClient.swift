@@ -589,8 +589,13 @@ private let statisticsCallback: @convention(c) (OpaquePointer?, UnsafeMutablePoi
     _, json, length, opaque in
     guard let json, let callbacks = RDKafkaCallbacks.from(opaque) else { return 0 }
     let data = Data(bytes: json, count: length)
-    if let statistics = RDKafkaStatistics(json: data) {
+    do {
+        let statistics = try RDKafkaStatistics(json: data)
         callbacks.onStatistics?(statistics)
+    } catch {
+        callbacks.logger.log(
+            level: .warning, message: "librdkafka statistics unreadable; consumer lag not updated",
+            metadata: ["error.message": "\(error)", "kafka.statistics.bytes": String(length)])
     }
     // 0: librdkafka frees the JSON buffer.
     return 0

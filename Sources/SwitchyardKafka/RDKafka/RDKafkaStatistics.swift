@@ -8,8 +8,14 @@ struct RDKafkaStatistics: Sendable {
     /// partitions with a known lag.
     var consumerLag: [KafkaTopicPartition: Int64]
 
-    init?(json: Data) {
-        guard let root = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else { return nil }
+    /// Reads the lag out of one statistics document.
+    ///
+    /// - Throws: Foundation's error for a document that is not JSON, ``StatisticsError`` for one that is not
+    ///   an object: the caller logs it (the lag gauges then keep their last values) instead of dropping it.
+    init(json: Data) throws {
+        guard let root = try JSONSerialization.jsonObject(with: json) as? [String: Any] else {
+            throw StatisticsError(description: "the statistics document is not a JSON object")
+        }
         var lag: [KafkaTopicPartition: Int64] = [:]
         let topics = root["topics"] as? [String: Any] ?? [:]
         for (topic, topicValue) in topics {
@@ -25,4 +31,9 @@ struct RDKafkaStatistics: Sendable {
         }
         consumerLag = lag
     }
+}
+
+/// A statistics document without the shape librdkafka gives it.
+struct StatisticsError: Error, CustomStringConvertible {
+    let description: String
 }
