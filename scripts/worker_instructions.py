@@ -25,6 +25,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_worker as bw  # noqa: E402
 
+# This tool's own readiness and /metrics reads (every 0.5 s; more of them the longer a run takes).
+HTTP_READS = "HTTP requests (these reads)"
+
 # (label, a substring of the function's callgrind name); inclusive counts.
 AREAS = [
     ("record loop", "4LaneC7process_4loop"),
@@ -35,8 +38,7 @@ AREAS = [
     ("dead letters: build", "LaneC10deadLetter_"),
     ("dead letters: produce", "ProducerC4send_10completion"),
     ("dead letters: delivery", "deliveryCallback"),
-    # This tool's own readiness and /metrics reads (every 0.5 s; more of them the longer a run takes).
-    ("HTTP requests (these reads)", "mhdAccessHandler"),
+    (HTTP_READS, "mhdAccessHandler"),
 ]
 
 
@@ -113,7 +115,7 @@ def main():
             for name, needle in AREAS:
                 row[name] = max((c for c, fn in by_name if needle in fn), default=0) / records
             # What compares two builds: the total without the reads above, whose number follows the run's length.
-            row["total without these reads"] = row["total"] - row["HTTP requests (these reads)"]
+            row["total without these reads"] = row["total"] - row[HTTP_READS]
             rows.append(row)
     finally:
         broker.terminate()

@@ -92,14 +92,11 @@ public struct EventType<Catalog>: Sendable {
         fastValidate = { cursor throws(FastPathBail) in _ = try E.read(from: &cursor) }
     }
 
-    /// Whether `tag` is this type's tag: for 8 to 16 bytes (most tags) two words compared, no `memcmp` call.
+    /// Whether `tag` is this type's tag: up to 16 bytes (most tags) by their two words, as ``FieldTable``
+    /// compares a key, with no `memcmp` call.
     @inlinable func matches(_ tag: UnsafeBufferPointer<UInt8>) -> Bool {
         guard utf8.count == tag.count else { return false }
-        if tag.count >= 8 && tag.count <= 16 {
-            let start = UnsafeRawPointer(tag.baseAddress!)
-            return start.loadUnaligned(as: UInt64.self) == words.0
-                && start.loadUnaligned(fromByteOffset: tag.count - 8, as: UInt64.self) == words.1
-        }
+        if tag.count <= 16 { return JSONCursor.words(tag) == words }
         return utf8.withUnsafeBufferPointer { memcmp($0.baseAddress!, tag.baseAddress!, tag.count) == 0 }
     }
 }

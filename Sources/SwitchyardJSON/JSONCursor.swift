@@ -190,7 +190,7 @@ extension FastCodable {
     }
 
     /// The first and last eight bytes of `bytes`, zero-padded when shorter.
-    @usableFromInline static func words(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
+    @inlinable static func words(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64) {
         if bytes.count >= 8 {
             let start = UnsafeRawPointer(bytes.baseAddress!)
             return (start.loadUnaligned(as: UInt64.self), start.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self))

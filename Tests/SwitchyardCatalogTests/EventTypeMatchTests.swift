@@ -3,7 +3,7 @@ import Testing
 import SwitchyardCatalog
 @testable import SwitchyardJSON
 
-/// `EventType.matches` compares a tag of 8 to 16 bytes as two words: it must decide exactly as comparing
+/// `EventType.matches` compares a tag of up to 16 bytes as two words: it must decide exactly as comparing
 /// the bytes does, for every shipped tag (10 to 18 bytes: both ways of comparing are used).
 @Suite struct EventTypeMatchTests {
     static func check<C>(_ types: [EventType<C>]) {
