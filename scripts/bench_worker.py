@@ -36,10 +36,14 @@ How each peer is measured (the peer's own process only; the driver's own CPU and
   round. "Handled" comes from its own counters: its log is read every BENCH_WORKER_POLL_MS until it
   says "partitions assigned" (joined its group; the worker is not asked, see has_joined), then its
   /metrics is read every BENCH_WORKER_FINE_POLL_MS;
-  the first record is the first read with switchyard_records_total > 0, all handled is the first read
-  with switchyard_records_total = N and switchyard_dead_letters_total = the corpus's decode failures
-  (every dead letter acknowledged). CPU (utime + stime) and VmHWM are read from /proc/PID at that
-  moment, before SIGTERM.
+  the first record is the first read of /metrics with switchyard_records_total > 0; from then on /status
+  is read instead, and all handled is the first read with "processed" = N: every record's outcome
+  durable (handled, or its dead letter acknowledged by the broker). A last /metrics read checks that
+  switchyard_dead_letters_total = the corpus's decode failures. CPU (utime + stime) and VmHWM are read
+  from /proc/PID at that moment, before SIGTERM. (Until session 17 all handled was records_total = N with
+  every dead letter acknowledged: right without a handler, but with the 1 ms handler records_total counts
+  records as they are read and the last dead letter of a partition is acknowledged before the handlers
+  of the records after it have run, so the slow-handler rows stopped the clock early.)
 - Python peer (scripts/bench_worker_peer.py): reports the wall-clock times of its first record and of
   all handled (every dead letter acknowledged); CPU and VmHWM are read from /proc/PID when it reports.
 - Prefetch: a topic of 200,000 records is larger than a consumer's prefetch queue (librdkafka's
@@ -254,6 +258,12 @@ def read_counters(conn, topic):
     return records, dead
 
 
+def read_processed(conn):
+    """/status "processed": records whose outcome is durable."""
+    conn.request("GET", "/status")
+    return json.loads(conn.getresponse().read())["processed"]
+
+
 def is_ready(conn):
     """Whether the worker answers /readyz with 200 (joined its group); cheaper to ask than a /metrics render."""
     conn.request("GET", "/readyz")
@@ -310,27 +320,28 @@ def run_worker(out, label, argv, config, topic, records, dead_letters, timeout, 
                 joined = has_joined(log_path)
                 now = time.monotonic()
             conn = conn or http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-            if joined:
-                handled, dead = read_counters(conn, topic)
+            if joined and first is None:
+                consumed, _ = read_counters(conn, topic)
                 metric_reads += 1
+                if consumed > 0:
+                    first = now
+                    first_cpu, _ = proc_snapshot(proc.pid)
+                    # Records already at the first read after the join: the first record is known only to `poll`.
+                    result["firstSeenLate"] = metric_reads == 1
+            elif joined:
+                handled = read_processed(conn)
+                if handled >= records:
+                    done = now
+                    cpu, hwm = proc_snapshot(proc.pid)
+                    _, dead = read_counters(conn, topic)
+                    break
         except (OSError, http.client.HTTPException):
             if conn is not None:
                 conn.close()
             conn = None  # not listening yet, or the connection was closed: read again
-        else:
-            if joined and first is None and handled > 0:
-                first = now
-                first_cpu, _ = proc_snapshot(proc.pid)
-                # Records already at the first read after the join: the first record is known only to `poll`.
-                result["firstSeenLate"] = metric_reads == 1
-            if handled >= records and dead >= dead_letters:
-                done = now
-                cpu, hwm = proc_snapshot(proc.pid)
-                break
         if now - started > timeout:
             cpu, hwm = proc_snapshot(proc.pid)
-            result.update(error=f"timed out after {timeout} s with {handled} of {records} records handled "
-                                f"({dead} of {dead_letters} dead letters)")
+            result.update(error=f"timed out after {timeout} s with {handled} of {records} records handled")
             break
     if conn is not None:
         conn.close()
@@ -344,6 +355,8 @@ def run_worker(out, label, argv, config, topic, records, dead_letters, timeout, 
         if first is not None and handled > 0:
             result["steadyRate"] = handled / max(elapsed - (first - started), 1e-9)
         return result
+    if dead != dead_letters:
+        result["error"] = f"{dead} dead letters acknowledged, expected {dead_letters} (the corpus's decode failures)"
     result.update(steadyRate=records / max(done - first, 1e-9), startRate=records / (done - started),
                   firstSeconds=first - started, doneSeconds=done - started, steadyCPUSeconds=cpu - first_cpu)
     return result

@@ -554,13 +554,22 @@ struct HandlerItem: Sendable {
 
 /// Runs handler calls one after another, in the order they were enqueued, in its own task; several of these
 /// per partition run concurrently under key ordering.
+///
+/// A handler runs in the lane's task itself: no task, timer or thread hop of its own per call. At the shutdown
+/// deadline for work in flight (``Worker/abandonWatch``) the lane's task is cancelled: a handler still running
+/// is abandoned (logged; its record stays unstored, and nothing after it on the lane is started), and a handler
+/// that ignores the cancellation only keeps the lane's task, not the shutdown, waiting.
 final class HandlerLane: Sendable {
     private let continuation: AsyncStream<HandlerItem>.Continuation
+    private let abandonWatch: DeadlineWatch
+    private let watchToken: Int?
 
     init(progress: PartitionProgress, effects: Effects) {
         let (stream, continuation) = AsyncStream.makeStream(of: HandlerItem.self)
         self.continuation = continuation
-        Task {
+        // The record whose handler is running, for the deadline's log line.
+        let running = Mutex<RecordLocation?>(nil)
+        let task = Task {
             for await item in stream {
                 // After an abandoned record or a stop, nothing more is started: the record stays pending (never
                 // stored) and is read again by the partition's next owner.
@@ -577,17 +586,14 @@ final class HandlerLane: Sendable {
                 let context = RecordContext(
                     topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
                     headers: record.headers, timestampMilliseconds: record.timestampMilliseconds)
-                let handlerErrors = effects.worker.metrics.handlerErrors.labels(record.topic, item.type)
-                let handled: Void?
-                do {
-                    handled = try await effects.retrying("handler", record.position, onFailure: { handlerErrors.increment() }) {
-                        try await handler(context)
-                    }
-                } catch {
-                    effects.fail(error)
-                    effects.finished()
-                    continue
+                let location = record.recordLocation
+                running.withLock { $0 = location }
+                let handled: Void? = await effects.retrying(
+                    "handler", location, onFailure: { effects.worker.metrics.handlerErrors.labels(location.topic, item.type).increment() }
+                ) {
+                    try await handler(context)
                 }
+                running.withLock { $0 = nil }
                 guard handled != nil else {
                     effects.abandon()
                     effects.finished()
@@ -602,9 +608,23 @@ final class HandlerLane: Sendable {
                 effects.finished()
             }
         }
+        abandonWatch = effects.worker.abandonWatch
+        let logger = effects.worker.logger
+        let expire: @Sendable () -> Void = {
+            if let location = running.withLock({ $0 }) {
+                logger.warning("handler abandoned at shutdown; the record will be read again", location.position)
+                effects.abandon()
+            }
+            task.cancel()
+        }
+        watchToken = abandonWatch.register(expire)
+        if watchToken == nil { expire() }
     }
 
-    deinit { continuation.finish() }
+    deinit {
+        continuation.finish()
+        if let watchToken { abandonWatch.unregister(watchToken) }
+    }
 
     func enqueue(_ item: HandlerItem) {
         continuation.yield(item)
@@ -751,30 +771,26 @@ final class Effects: Sendable {
         }
     }
 
-    /// Runs `body` until it succeeds, backing off. Returns nil when it gives up: at shutdown (an attempt
-    /// still running when the shutdown deadline nears is abandoned, a handler is cancelled) or on
-    /// cancellation; then the offset is not stored and the record is read again by the next owner.
-    ///
-    /// - Throws: ``WorkerError`` `.fatal` for an error that retrying cannot fix.
-    func retrying<T: Sendable>(
-        _ what: String, _ position: [String: String], onFailure: () -> Void, _ body: @escaping @Sendable () async throws -> T
-    ) async throws -> T? {
+    /// Runs `body` (in the calling task) until it succeeds, backing off. Returns nil when it gives up: when the
+    /// calling task is cancelled (a handler lane's is at the shutdown deadline for work in flight), or when the
+    /// next attempt would start past that deadline; then the offset is not stored and the record is read again
+    /// by the next owner.
+    func retrying<T>(
+        _ what: String, _ location: RecordLocation, onFailure: () -> Void, _ body: () async throws -> T
+    ) async -> T? {
         var delay = Duration.milliseconds(100)
         let worker = self.worker
         while true {
             do {
-                guard let result = try await race(until: { worker.stopSignal.withLock { $0.abandonAt } }, body) else {
-                    worker.logger.warning("\(what) abandoned at shutdown; the record will be read again", position)
-                    return nil
-                }
-                return result
+                return try await body()
             } catch {
+                // Cancelled: whoever cancelled wrote the log line (HandlerLane).
                 if Task.isCancelled { return nil }
                 onFailure()
-                worker.noteError("\(what) failed; retrying", position.merging(["error": "\(error)"]) { a, _ in a })
+                worker.noteError("\(what) failed; retrying", location.position.merging(["error": "\(error)"]) { a, _ in a })
                 let abandonAt = worker.stopSignal.withLock { $0.abandonAt }
                 if let abandonAt, ContinuousClock.now + delay > abandonAt {
-                    worker.logger.warning("\(what) abandoned at shutdown; the record will be read again", position)
+                    worker.logger.warning("\(what) abandoned at shutdown; the record will be read again", location.position)
                     return nil
                 }
                 do {

@@ -280,22 +280,29 @@ public final class Worker: Sendable {
     /// Records whose outcome became durable (``WorkerStatus/processed``), counted where it became so.
     let handled = Atomic<Int>(0)
 
+    /// The shutdown's deadline for work in flight (``StopState/abandonAt``), armed by ``stop()``: handler calls
+    /// still running then are abandoned.
+    let abandonWatch = DeadlineWatch()
+
     /// Asks the worker to drain and stop (what SIGTERM does). `run()` returns once offsets are committed.
     public func stop() {
-        let consumer: KafkaConsumer? = stopSignal.withLock { s in
+        let requested: (consumer: KafkaConsumer?, abandonAt: ContinuousClock.Instant)? = stopSignal.withLock { s in
             guard !s.requested else { return nil }
             s.requested = true
             let timeout = Duration.seconds(configuration.shutdownTimeoutSeconds)
             s.deadline = .now + timeout
-            s.abandonAt = .now + timeout - min(timeout / 5, .seconds(5))
+            let abandonAt = ContinuousClock.now + timeout - min(timeout / 5, .seconds(5))
+            s.abandonAt = abandonAt
             // An idle loop waits for records: ending the delivery ends that wait (the consumer stays open, so
             // outcomes still on their way store their offsets and the final commit writes them). A busy loop
             // sees the request after its batch.
-            return s.consumer
+            return (s.consumer, abandonAt)
         }
+        guard let requested else { return }
+        abandonWatch.arm(at: requested.abandonAt)
         state.withLock { if $0.phase == .running || $0.phase == .starting { $0.phase = .stopping } }
         logger.notice("shutdown requested", ["shutdown.timeout_seconds": String(configuration.shutdownTimeoutSeconds)])
-        consumer?.stopDelivering()
+        requested.consumer?.stopDelivering()
     }
 
     var stopRequested: Bool { stopSignal.withLock { $0.requested } }
@@ -363,10 +370,21 @@ public final class Worker: Sendable {
             "kafka.brokers": configuration.brokers,
         ])
 
+        // A release applies only to a halted partition. Without a topic that halts, the control topic holds
+        // nothing for this worker, and reading it would cost a consumer (a group of its own per replica, its
+        // threads and connections) that never does anything.
+        let readsControlTopic = configuration.topics.values.contains { $0.onFailure == .halt }
+        if !readsControlTopic {
+            logger.info("control topic not read: no topic halts on a decode failure, so no release can apply", [
+                "kafka.topic": configuration.controlTopic,
+            ])
+        }
         let background = Task { await withDiscardingTaskGroup { group in
             group.addTask { await self.watchEvents(consumer) }
             group.addTask { await self.watchLag(consumer) }
-            group.addTask { await self.watchControlTopic(kafka: kafka, consumer: consumer, logger: kafkaLogger) }
+            if readsControlTopic {
+                group.addTask { await self.watchControlTopic(kafka: kafka, consumer: consumer, logger: kafkaLogger) }
+            }
         } }
 
         var loop = RecordLoop(worker: self, consumer: consumer, producer: producer, partitionCounts: partitionCounts)

@@ -139,6 +139,37 @@ struct DeliveryGuaranteeTests {
         #expect(later.withLock { $0 } == 0, "nothing after k-0 was handled")
     }
 
+    @Test func stopAbandonsAHandlerThatIgnoresCancellationBeforeTheShutdownTimeout() async throws {
+        let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1])
+        let tp = KafkaTopicPartition(topic: "feeds", partition: 0)
+        for i in 0..<3 { try await harness.produce("feeds", partition: 0, value: Self.goodPost, key: "k-\(i)") }
+        // k-0's handler waits for something that never comes, and cancelling it changes nothing.
+        let waiting = Locked<CheckedContinuation<Void, Never>?>(nil)
+        let later = Locked(0)
+        var handlers = EventHandlers()
+        handlers.on(PostLiked.self) { _, context in
+            guard context.key == Array("k-0".utf8) else {
+                later.withLock { $0 += 1 }
+                return
+            }
+            await withCheckedContinuation { continuation in waiting.withLock { $0 = continuation } }
+        }
+        var configuration = harness.configuration(["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")])
+        configuration.shutdownTimeoutSeconds = 3
+        let worker = try RunningWorker(configuration, handlers: handlers)
+        defer { waiting.withLock { $0 }?.resume() }
+        try await eventually(.seconds(60), "k-0's handler running") { waiting.withLock { $0 != nil } }
+        let start = ContinuousClock.now
+        try await worker.stop()
+        let took = ContinuousClock.now - start
+        // Work in flight is abandoned at 3 s - 0.6 s; the commit and the close fit in what is left.
+        #expect(took >= .seconds(2), "run() returned after \(took), before the handler's time was up")
+        #expect(took < .seconds(6), "run() returned after \(took) (shutdownTimeoutSeconds 3)")
+        #expect(worker.logs.entries.contains { $0.message == "handler abandoned at shutdown; the record will be read again" })
+        #expect((try await harness.committed([tp])[tp] ?? 0) == 0, "committed past k-0, whose handler never returned")
+        #expect(later.withLock { $0 } == 0, "nothing after k-0 was handled")
+    }
+
     // MARK: - 1. A release is bound to the halted record
 
     @Test func releaseAppliesOnlyToTheHaltedRecordAndNeverSkipsOneThatWasNotDeadLettered() async throws {

@@ -150,6 +150,24 @@ struct WorkerTests {
         #expect(try await harness.committed([tp])[tp] == 3)
     }
 
+    /// A release applies only to a halted partition: a worker whose topics never halt does not start the control
+    /// topic's consumer; one with a halting topic does (the release tests in DeliveryGuaranteeTests use it).
+    @Test func theControlTopicIsReadOnlyWhenATopicHalts() async throws {
+        let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1, "payments": 1, "payments.dlq": 1])
+        let notRead = "control topic not read: no topic halts on a decode failure, so no release can apply"
+        for (topics, reads) in [
+            (["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")], false),
+            (["payments": TopicConfiguration(catalog: .payments, deadLetterTopic: "payments.dlq")], true),
+            (["payments": TopicConfiguration(catalog: .payments, onFailure: .deadLetter, deadLetterTopic: "payments.dlq")], false),
+        ] {
+            let worker = try RunningWorker(harness.configuration(topics, group: "control-\(reads)-\(UUID().uuidString)"))
+            try await eventually(.seconds(60), "the worker started") { worker.logs.entries.contains { $0.message == "worker started" } }
+            try await worker.stop()
+            let logged = worker.logs.entries.contains { $0.message == notRead && $0.metadata["kafka.topic"] == "switchyard.control" }
+            #expect(logged == !reads, "\(topics.keys): control topic read: \(!logged), expected \(reads)")
+        }
+    }
+
     @Test func handlersRunPerEventTypeAndRetryUntilTheySucceed() async throws {
         let harness = try Harness(topics: ["payments": 1, "payments.dlq": 1])
         try await harness.produce("payments", partition: 0, value: Harness.fixture("payment-captured-v2.json"))
