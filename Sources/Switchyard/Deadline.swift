@@ -4,8 +4,9 @@ import Synchronization
 /// deadline came first: the task is then cancelled and left to finish on its own, and its result is dropped.
 /// Cancelling the caller cancels `body` too.
 ///
-/// Used where the worker must not wait for an operation that may not end in time: a handler that never returns,
-/// a librdkafka call that waits up to `message.timeout.ms` (300 s by default), whatever the shutdown timeout is.
+/// Used where the worker must not wait for an operation that may not end in time: a shutdown step (the final
+/// commit, closing the consumer and the producer) that librdkafka may hold far longer than the shutdown timeout
+/// (a send waits up to `message.timeout.ms`, 300 s by default).
 func race<T: Sendable>(_ watch: DeadlineWatch, _ body: @escaping @Sendable () async throws -> T) async throws -> T? {
     let gate = RaceGate<T>()
     let work = Task { gate.finish(await Result { try await body() }.map { Optional($0) }) }
@@ -37,9 +38,11 @@ func raceDeadline(_ deadline: ContinuousClock.Instant, _ body: @escaping @Sendab
 /// A deadline that any number of ``race(_:_:)`` calls wait against. Nothing watches the clock until the deadline
 /// is set (``arm(at:)``); then one task sleeps until it and ends every race still waiting.
 ///
-/// The worker races every handler call against its shutdown deadline, which is unknown until a stop is
-/// requested. A watchdog task per call, reading the deadline every 50 ms, cost each record a task, a timer and
-/// the wake-ups of both: 0.1 ms of CPU per record with a 1 ms handler, more than the worker's own work.
+/// The worker's handler lanes wait against its shutdown deadline for work in flight, which is unknown until a
+/// stop is requested (``Worker/abandonWatch``). Until session 17 every handler call was a race of its own with a
+/// watchdog task that read the deadline every 50 ms: a task, a timer and their wake-ups per record. With the task
+/// that ran each handler (``HandlerLane`` now runs it in its own), that was over a third of the worker's CPU
+/// with a 1 ms handler.
 final class DeadlineWatch: Sendable {
     private struct State {
         var deadline: ContinuousClock.Instant?
