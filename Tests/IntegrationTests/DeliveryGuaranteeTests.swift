@@ -170,6 +170,53 @@ struct DeliveryGuaranteeTests {
         #expect(later.withLock { $0 } == 0, "nothing after k-0 was handled")
     }
 
+    /// `ordering: key` (issue 17, item 4): other keys run past a record whose handler is stuck, the same key
+    /// waits behind it, and the watermark commits nothing past it until it is done.
+    @Test func keyOrderingRunsOtherKeysPastAStuckOneAndCommitsNothingPastIt() async throws {
+        let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1])
+        let tp = KafkaTopicPartition(topic: "feeds", partition: 0)
+        // 0: a fast key; 1: "slow", whose handler waits for the test; 2–17: eight other keys twice each; 18: "slow".
+        var keys = ["fast", "slow"]
+        for _ in 0..<2 { keys += (1...8).map { "k-\($0)" } }
+        keys.append("slow")
+        for key in keys { try await harness.produce("feeds", partition: 0, value: Self.goodPost, key: key) }
+        let handled = Locked<[(key: String, offset: Int64)]>([])
+        let gate = Locked<CheckedContinuation<Void, Never>?>(nil)
+        var handlers = EventHandlers()
+        handlers.on(PostLiked.self) { _, context in
+            let key = String(decoding: context.key ?? [], as: UTF8.self)
+            if context.offset == 1 { await withCheckedContinuation { continuation in gate.withLock { $0 = continuation } } }
+            handled.withLock { $0.append((key, context.offset)) }
+        }
+        let worker = try RunningWorker(
+            harness.configuration(["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq", ordering: .key)]), handlers: handlers)
+        // Resumes the stuck handler once (here or, when an expectation throws, on the way out).
+        let release = { gate.withLock { continuation in defer { continuation = nil }; return continuation }?.resume() }
+        defer { release() }
+        try await eventually(.seconds(60), "offset 0 committed, offset 1 stuck, other keys handled past it") {
+            let others = handled.withLock { $0.filter { $0.offset > 1 }.count }
+            guard gate.withLock({ $0 != nil }), others >= 4 else { return false }
+            return try await harness.committed([tp])[tp] == 1
+        }
+        // Several commit intervals (500 ms) with records past offset 1 handled: the commit stays at 1.
+        try await Task.sleep(for: .seconds(2))
+        let handledPast = handled.withLock { $0.filter { $0.offset > 1 }.count }
+        #expect(try await harness.committed([tp])[tp] == 1, "committed past offset 1, whose handler has not returned (\(handledPast) records after it handled)")
+        #expect(!handled.withLock { $0.contains { $0.key == "slow" } }, "the second \"slow\" record ran before the first returned")
+
+        release()
+        try await eventually(.seconds(60), "every record handled") { handled.withLock { $0.count } == keys.count }
+        try await worker.stop()
+        #expect(try await harness.committed([tp])[tp] == Int64(keys.count))
+        let order = handled.withLock { $0 }
+        for key in Set(keys) {
+            let offsets = order.filter { $0.key == key }.map(\.offset)
+            #expect(offsets == offsets.sorted(), "\(key) handled out of order: \(offsets)")
+            #expect(offsets.count == keys.filter { $0 == key }.count)
+        }
+        #expect(order.firstIndex { $0.offset == 1 }! > order.firstIndex { $0.offset > 1 }!, "no other key ran while offset 1 was stuck")
+    }
+
     // MARK: - 1. A release is bound to the halted record
 
     @Test func releaseAppliesOnlyToTheHaltedRecordAndNeverSkipsOneThatWasNotDeadLettered() async throws {
