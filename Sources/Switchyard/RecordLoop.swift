@@ -609,10 +609,9 @@ final class HandlerLane: Sendable {
             }
         }
         abandonWatch = effects.worker.abandonWatch
-        let logger = effects.worker.logger
         let expire: @Sendable () -> Void = {
             if let location = running.withLock({ $0 }) {
-                logger.warning("handler abandoned at shutdown; the record will be read again", location.position)
+                effects.logAbandoned("handler", location.position)
                 effects.abandon()
             }
             task.cancel()
@@ -652,9 +651,14 @@ final class Effects: Sendable {
     var inFlight: Int { active.load(ordering: .relaxed) }
     var isAbandoned: Bool { abandoned.load(ordering: .relaxed) }
 
+    /// The line for an outcome given up at shutdown (`what`: "handler", "dead letter", "republish").
+    func logAbandoned(_ what: String, _ position: [String: String]) {
+        worker.logger.warning("\(what) abandoned at shutdown; the record will be read again", position)
+    }
+
     /// Whether the shutdown deadline for work in flight has passed: nothing more is started.
     var isPastAbandonTime: Bool {
-        guard let abandonAt = worker.stopSignal.withLock({ $0.abandonAt }) else { return false }
+        guard let abandonAt = worker.abandonWatch.deadline else { return false }
         return ContinuousClock.now >= abandonAt
     }
 
@@ -752,9 +756,9 @@ final class Effects: Sendable {
                 return
             }
             let delay = Duration.milliseconds(100 * (1 << min(attempt, 6)))
-            let abandonAt = worker.stopSignal.withLock { $0.abandonAt }
+            let abandonAt = worker.abandonWatch.deadline
             if isAbandoned || !progress.isOpen || (abandonAt.map { ContinuousClock.now + delay > $0 } ?? false) {
-                worker.logger.warning("\(what) abandoned at shutdown; the record will be read again", send.position)
+                logAbandoned(what, send.position)
                 finished()
                 return
             }
@@ -788,9 +792,9 @@ final class Effects: Sendable {
                 if Task.isCancelled { return nil }
                 onFailure()
                 worker.noteError("\(what) failed; retrying", location.position.merging(["error": "\(error)"]) { a, _ in a })
-                let abandonAt = worker.stopSignal.withLock { $0.abandonAt }
+                let abandonAt = worker.abandonWatch.deadline
                 if let abandonAt, ContinuousClock.now + delay > abandonAt {
-                    worker.logger.warning("\(what) abandoned at shutdown; the record will be read again", location.position)
+                    logAbandoned(what, location.position)
                     return nil
                 }
                 do {

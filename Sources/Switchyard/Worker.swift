@@ -246,11 +246,9 @@ public final class Worker: Sendable {
         var requested = false
         var busy = false
         var consumer: KafkaConsumer?
-        /// When the whole shutdown must be over.
+        /// When the whole shutdown must be over. (When work in flight is abandoned, a little before it, is
+        /// ``Worker/abandonWatch``'s deadline.)
         var deadline: ContinuousClock.Instant?
-        /// When work in flight (a handler, a send) is abandoned: a little before ``deadline``, so the final
-        /// commit and the close fit in the shutdown timeout.
-        var abandonAt: ContinuousClock.Instant?
     }
 
     public init(
@@ -280,29 +278,29 @@ public final class Worker: Sendable {
     /// Records whose outcome became durable (``WorkerStatus/processed``), counted where it became so.
     let handled = Atomic<Int>(0)
 
-    /// The shutdown's deadline for work in flight (``StopState/abandonAt``), armed by ``stop()``: handler calls
-    /// still running then are abandoned.
+    /// When work in flight (a handler, a send) is abandoned: a little before ``StopState/deadline``, so the
+    /// final commit and the close fit in the shutdown timeout. Armed by ``stop()``; handler lanes still running
+    /// then are cancelled, and sends are not retried past it.
     let abandonWatch = DeadlineWatch()
 
     /// Asks the worker to drain and stop (what SIGTERM does). `run()` returns once offsets are committed.
     public func stop() {
-        let requested: (consumer: KafkaConsumer?, abandonAt: ContinuousClock.Instant)? = stopSignal.withLock { s in
-            guard !s.requested else { return nil }
+        let (isFirst, consumer) = stopSignal.withLock { s -> (Bool, KafkaConsumer?) in
+            guard !s.requested else { return (false, nil) }
             s.requested = true
             let timeout = Duration.seconds(configuration.shutdownTimeoutSeconds)
             s.deadline = .now + timeout
-            let abandonAt = ContinuousClock.now + timeout - min(timeout / 5, .seconds(5))
-            s.abandonAt = abandonAt
+            // Under the same lock, so that whoever sees the request sees the deadline for work in flight too.
+            abandonWatch.arm(at: .now + timeout - min(timeout / 5, .seconds(5)))
             // An idle loop waits for records: ending the delivery ends that wait (the consumer stays open, so
             // outcomes still on their way store their offsets and the final commit writes them). A busy loop
             // sees the request after its batch.
-            return (s.consumer, abandonAt)
+            return (true, s.consumer)
         }
-        guard let requested else { return }
-        abandonWatch.arm(at: requested.abandonAt)
+        guard isFirst else { return }
         state.withLock { if $0.phase == .running || $0.phase == .starting { $0.phase = .stopping } }
         logger.notice("shutdown requested", ["shutdown.timeout_seconds": String(configuration.shutdownTimeoutSeconds)])
-        requested.consumer?.stopDelivering()
+        consumer?.stopDelivering()
     }
 
     var stopRequested: Bool { stopSignal.withLock { $0.requested } }
@@ -407,9 +405,7 @@ public final class Worker: Sendable {
         }
         // Outcomes on their way (dead letters and republishes waiting for the broker, handlers running) get
         // until shortly before the shutdown deadline to become durable and move the watermarks.
-        let abandonAt = stopSignal.withLock { s -> ContinuousClock.Instant in
-            s.abandonAt ?? .now + .seconds(max(0, configuration.shutdownTimeoutSeconds - 1))
-        }
+        let abandonAt = abandonWatch.deadline ?? .now + .seconds(max(0, configuration.shutdownTimeoutSeconds - 1))
         await effects.drain(until: abandonAt)
         if failure == nil {
             do { try effects.throwIfFailed() } catch { failure = error }
