@@ -247,6 +247,16 @@ struct SwiftEmitter {
                 w.line("unknownFields = members.unknown")
             }
             w.line()
+            w.block("public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail)") { w in
+                w.line("var members = try cursor.beginObject(Self.fields)")
+                w.block("while let key = try cursor.nextField(Self.fields, &members)") { w in
+                    w.switchBlock("key") { w in
+                        if s.isEvent { w.line("case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)") }
+                        for m in s.members { w.line("case .\(m.swiftName): \(Self.fastValidate(m))") }
+                    }
+                }
+            }
+            w.line()
             w.block("public func write(to writer: inout CanonicalWriter)") { w in
                 if s.isEvent {
                     w.line("writer.beginEvent(Self.fields)")
@@ -309,6 +319,29 @@ struct SwiftEmitter {
             return "\(target) = try cursor.null() ? \(fallback) : \(read)"
         case .optional:
             return "_\(m.swiftName) = try cursor.null() ? .null : \(m.isInlineString ? "OptionalInlineString" : "Nullable")(\(read))"
+        }
+    }
+
+    /// The statement that checks a value of `type` at `cursor` as ``reader(_:inline:)``'s expression does,
+    /// making nothing.
+    static func validator(_ type: FieldType) -> String {
+        switch type {
+        case .string(let identifier): identifier ? "try cursor.skipIdentifier()" : "try cursor.skipString()"
+        case .openEnum: "try cursor.skipString()"
+        case .timestamp: "try cursor.skipTimestamp()"
+        case .object(let t), .custom(let t): "try \(t).validate(&cursor)"
+        case .array(.string): "try cursor.skipStrings()"
+        case .array(let element): "try cursor.skipArray { (cursor: inout JSONCursor) throws(FastPathBail) in \(validator(element)) }"
+        case .integer, .number, .boolean: "_ = \(reader(type, inline: false))"
+        }
+    }
+
+    /// ``fastRead(_:)``'s checks, making nothing: for the generated `validate`.
+    static func fastValidate(_ m: Member) -> String {
+        let check = validator(m.type)
+        switch m.presence {
+        case .required: return check
+        case .defaulted, .optional: return "if try !cursor.null() { \(check) }"
         }
     }
 

@@ -267,4 +267,16 @@ extension Envelope {
             schemaVersion = try cursor.null() ? 1 : try cursor.int(minimum: 1)
         }
     }
+
+    /// Checks the value of the envelope member `key` exactly as ``read(_:_:)`` does, making nothing (see
+    /// ``FastCodable/validate(_:)``).
+    @inlinable public static func validate<Key: EnvelopeCodingKey & Equatable>(_ key: Key, _ cursor: inout JSONCursor) throws(FastPathBail) {
+        if key == .id {
+            try cursor.skipIdentifier()
+        } else if key == .occurredAt {
+            try cursor.skipTimestamp()
+        } else if try !cursor.null() {
+            _ = try cursor.int(minimum: 1)
+        }
+    }
 }

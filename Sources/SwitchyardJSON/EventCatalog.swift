@@ -62,7 +62,7 @@ public struct EventType<Catalog>: Sendable {
     @usableFromInline let decode: @Sendable (any Decoder) throws -> Catalog
     /// The fast path's reader, when the payload type has one.
     @usableFromInline let fastDecode: (@Sendable (inout JSONCursor) throws(FastPathBail) -> Catalog)?
-    /// The same reader, reading the payload without wrapping it into the catalog (no box, no copy): for
+    /// The payload's checks without a value (``FastCodable/validate(_:)``): for
     /// ``EventCatalog/validateFast(_:options:)``.
     @usableFromInline let fastValidate: (@Sendable (inout JSONCursor) throws(FastPathBail) -> Void)?
     @usableFromInline let utf8: [UInt8]
@@ -89,7 +89,7 @@ public struct EventType<Catalog>: Sendable {
         payload = E.self
         decode = { decoder in wrap(try E(from: decoder)) }
         fastDecode = { cursor throws(FastPathBail) in wrap(try E.read(from: &cursor)) }
-        fastValidate = { cursor throws(FastPathBail) in _ = try E.read(from: &cursor) }
+        fastValidate = { cursor throws(FastPathBail) in try E.validate(&cursor) }
     }
 
     /// Whether `tag` is this type's tag: up to 16 bytes (most tags) by their two words, as ``FieldTable``

@@ -25,6 +25,10 @@ public protocol FastCodable {
     /// Reads the value at the cursor (for an object: from `{` to `}`) into this value, in place: a model
     /// reads its nested models where they are, with no copy.
     mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail)
+    /// Checks the value at the cursor exactly as ``read(_:)`` does and moves past it, making nothing: for a
+    /// cursor that discards values (``EventCatalog/validateFast(_:options:)``). The generated models read
+    /// each member into nothing; the default reads into a placeholder and drops it.
+    static func validate(_ cursor: inout JSONCursor) throws(FastPathBail)
     /// Writes the canonical encoding: the same bytes as ``CanonicalJSONEncoder``.
     func write(to writer: inout CanonicalWriter)
 }
@@ -41,6 +45,11 @@ extension FastCodable {
         var value = unread
         try value.read(&cursor)
         return value
+    }
+
+    /// Reads into a placeholder and drops it: the checks of ``read(_:)``, for a hand-written model.
+    @inlinable public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
+        _ = try read(from: &cursor)
     }
 }
 
@@ -165,8 +174,9 @@ extension FastCodable {
     @inlinable @inline(__always) mutating func accept<Key>(_ index: Int, _ fields: FieldTable<Key>, _ members: inout ObjectMembers)
         throws(FastPathBail) -> Key?
     {
-        members.hint = index + 1
-        let bit: UInt64 = 1 << UInt64(index)
+        // Wrapping and masking arithmetic: an index is below the table's 64 entries (checked in its init).
+        members.hint = index &+ 1
+        let bit: UInt64 = 1 &<< UInt64(truncatingIfNeeded: index)
         guard members.seen & bit == 0 else { throw FastPathBail() }
         members.seen |= bit
         if index < fields.keyCount { return fields.keys[index] }
@@ -302,12 +312,24 @@ extension FastCodable {
         guard end > start else { throw FastPathBail() }
     }
 
+    /// Validates a string exactly as ``string()`` and ``inlineString()`` do and moves past it, making nothing.
+    @inlinable @inline(__always) public mutating func skipString() throws(FastPathBail) {
+        guard try peek() == UInt8(ascii: "\"") else { throw FastPathBail() }
+        _ = try scanString()
+    }
+
+    /// Validates an array of strings exactly as ``strings()`` does and moves past it, making nothing.
+    @inlinable public mutating func skipStrings() throws(FastPathBail) {
+        var elements = try beginArray()
+        while try nextElement(&elements) { try skipString() }
+    }
+
     /// An array of strings. (Kept as `String`s, not ``InlineString``s: a long array of short strings
     /// would take three times the memory.)
     @inlinable public mutating func strings() throws(FastPathBail) -> [String] {
         var elements = try beginArray()
         if discardsValues {
-            while try nextElement(&elements) { _ = try string() }
+            while try nextElement(&elements) { try skipString() }
             return []
         }
         var values: [String] = []
@@ -534,6 +556,20 @@ extension FastCodable {
     @usableFromInline mutating func findTag(_ tagKey: String) throws(FastPathBail) -> UnsafeBufferPointer<UInt8> {
         let start = i
         defer { i = start }
+        // The usual layout, compact with the tag first (`{"type":"`): its key compared in place, no scan.
+        let leads = tagKey.utf8.withContiguousStorageIfAvailable { key in
+            let n = key.count
+            guard count - i > n + 4, base[i] == UInt8(ascii: "{"), base[i + 1] == UInt8(ascii: "\""),
+                base[i + n + 2] == UInt8(ascii: "\""), base[i + n + 3] == UInt8(ascii: ":"), base[i + n + 4] == UInt8(ascii: "\"")
+            else { return false }
+            return memcmp(base + i + 2, key.baseAddress!, n) == 0
+        }
+        if leads == true {
+            i += tagKey.utf8.count + 4
+            let tag = try plainString()
+            resumeAfterTag = i
+            return tag
+        }
         guard try peek() == UInt8(ascii: "{") else { throw FastPathBail() }
         i += 1
         var started = false
@@ -713,7 +749,7 @@ public struct FieldTable<Key: CodingKey & CaseIterable>: @unchecked Sendable whe
         let n = entryCount
         let first = hint < n ? hint : 0
         if matches(entries[first]) { return first }
-        let second = first + 1 < n ? first + 1 : 0
+        let second = first &+ 1 < n ? first &+ 1 : 0
         if matches(entries[second]) { return second }
         return nil
     }

@@ -197,6 +197,12 @@ extension JSONCursor {
         }
         return values
     }
+
+    /// Checks an array exactly as ``array(_:)`` does, each element with `element`, making nothing.
+    @inlinable public mutating func skipArray(_ element: (inout JSONCursor) throws(FastPathBail) -> Void) throws(FastPathBail) {
+        var elements = try beginArray()
+        while try nextElement(&elements) { try element(&self) }
+    }
 }
 
 extension CanonicalWriter {

@@ -86,6 +86,7 @@ struct SchemaSet {
         let source = try SchemaSet.event(#""installments": {"type": "integer", "minimum": 1, "default": 1}"#).generate()
         #expect(source.contains("installments = try c.decodeIfPresent(Int.self, forKey: .installments, minimum: 1) ?? 1"))
         #expect(source.contains("case .installments: installments = try cursor.null() ? 1 : try cursor.int(minimum: 1)"))
+        #expect(source.contains("case .installments: if try !cursor.null() { _ = try cursor.int(minimum: 1) }"))
         #expect(source.contains("installments: Int = 1"))
         #expect(source.contains("try c.encode(installments, forKey: .installments)"))
         #expect(source.contains("optional: [.schemaVersion, .installments]"))
@@ -98,6 +99,8 @@ struct SchemaSet {
         #expect(source.contains("_total = try c.decodeNullable(Money.self, forKey: .total)"))
         #expect(source.contains("try c.encode(nullable: _total, forKey: .total)"))
         #expect(source.contains("case .total: _total = try cursor.null() ? .null : Nullable(try Money.read(from: &cursor))"))
+        #expect(source.contains("case .total: if try !cursor.null() { try Money.validate(&cursor) }"))
+        #expect(source.contains("case .note: if try !cursor.null() { try cursor.skipString() }"))
         #expect(source.contains("} else if _total.isNull {"))
     }
 
@@ -111,6 +114,9 @@ struct SchemaSet {
         #expect(source.contains("public struct OrderPlacedItem: Codable, Sendable, Hashable"))
         #expect(source.contains("case .items: items = try cursor.array { (cursor: inout JSONCursor) throws(FastPathBail) in try OrderPlacedItem.read(from: &cursor) }"))
         #expect(source.contains("writer.array(items) { writer, element in writer.value(element) }"))
+        // Validating (no handler, no republish) makes no array and no element.
+        #expect(source.contains("case .items: try cursor.skipArray { (cursor: inout JSONCursor) throws(FastPathBail) in try OrderPlacedItem.validate(&cursor) }"))
+        #expect(source.contains("case .tags: if try !cursor.null() { try cursor.skipStrings() }"))
     }
 
     @Test func refToDefinitionIsOneTypePerDefinition() throws {

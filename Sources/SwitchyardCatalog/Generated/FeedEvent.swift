@@ -198,6 +198,21 @@ extension PostCreated: FastCodable {
         unknownFields = members.unknown
     }
 
+    public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)
+            case .postId: try cursor.skipString()
+            case .authorId: try cursor.skipString()
+            case .text: try cursor.skipString()
+            case .tags: if try !cursor.null() { try cursor.skipStrings() }
+            case .visibility: if try !cursor.null() { try cursor.skipString() }
+            case .mediaCount: if try !cursor.null() { _ = try cursor.int(minimum: 0) }
+            }
+        }
+    }
+
     public func write(to writer: inout CanonicalWriter) {
         writer.beginEvent(Self.fields)
         envelope.write(to: &writer)
@@ -257,6 +272,17 @@ extension PostLiked: FastCodable {
         unknownFields = members.unknown
     }
 
+    public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)
+            case .postId: try cursor.skipString()
+            case .userId: try cursor.skipString()
+            }
+        }
+    }
+
     public func write(to writer: inout CanonicalWriter) {
         writer.beginEvent(Self.fields)
         envelope.write(to: &writer)
@@ -314,6 +340,19 @@ extension CommentAdded: FastCodable {
         unknownFields = members.unknown
     }
 
+    public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)
+            case .postId: try cursor.skipString()
+            case .commentId: try cursor.skipString()
+            case .authorId: try cursor.skipString()
+            case .text: try cursor.skipString()
+            }
+        }
+    }
+
     public func write(to writer: inout CanonicalWriter) {
         writer.beginEvent(Self.fields)
         envelope.write(to: &writer)
@@ -367,6 +406,17 @@ extension UserFollowed: FastCodable {
             }
         }
         unknownFields = members.unknown
+    }
+
+    public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)
+            case .followerId: try cursor.skipString()
+            case .followeeId: try cursor.skipString()
+            }
+        }
     }
 
     public func write(to writer: inout CanonicalWriter) {

@@ -268,6 +268,16 @@ extension Money: FastCodable {
         unknownFields = members.unknown
     }
 
+    public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .value: _ = try cursor.int64()
+            case .currency: try cursor.skipString()
+            }
+        }
+    }
+
     public func write(to writer: inout CanonicalWriter) {
         writer.beginObject()
         writer.key("value")
@@ -314,6 +324,17 @@ extension Merchant: FastCodable {
             }
         }
         unknownFields = members.unknown
+    }
+
+    public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .id: try cursor.skipString()
+            case .name: try cursor.skipString()
+            case .country: if try !cursor.null() { try cursor.skipString() }
+            }
+        }
     }
 
     public func write(to writer: inout CanonicalWriter) {
@@ -375,6 +396,18 @@ extension Card: FastCodable {
             }
         }
         unknownFields = members.unknown
+    }
+
+    public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .brand: try cursor.skipString()
+            case .last4: try cursor.skipString()
+            case .expMonth: _ = try cursor.int(minimum: 1, maximum: 12)
+            case .expYear: _ = try cursor.int()
+            }
+        }
     }
 
     public func write(to writer: inout CanonicalWriter) {
@@ -441,6 +474,20 @@ extension PaymentAuthorized: FastCodable {
             }
         }
         unknownFields = members.unknown
+    }
+
+    public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)
+            case .paymentId: try cursor.skipString()
+            case .amount: try Money.validate(&cursor)
+            case .merchant: try Merchant.validate(&cursor)
+            case .method: try cursor.skipString()
+            case .card: if try !cursor.null() { try Card.validate(&cursor) }
+            }
+        }
     }
 
     public func write(to writer: inout CanonicalWriter) {
@@ -514,6 +561,19 @@ extension PaymentCaptured: FastCodable {
         unknownFields = members.unknown
     }
 
+    public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)
+            case .paymentId: try cursor.skipString()
+            case .amount: try Money.validate(&cursor)
+            case .merchant: try Merchant.validate(&cursor)
+            case .installments: if try !cursor.null() { _ = try cursor.int(minimum: 1) }
+            }
+        }
+    }
+
     public func write(to writer: inout CanonicalWriter) {
         writer.beginEvent(Self.fields)
         envelope.write(to: &writer)
@@ -574,6 +634,18 @@ extension PaymentRefunded: FastCodable {
         unknownFields = members.unknown
     }
 
+    public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)
+            case .paymentId: try cursor.skipString()
+            case .amount: try Money.validate(&cursor)
+            case .reason: try cursor.skipString()
+            }
+        }
+    }
+
     public func write(to writer: inout CanonicalWriter) {
         writer.beginEvent(Self.fields)
         envelope.write(to: &writer)
@@ -620,6 +692,16 @@ extension PaymentFailureReason: FastCodable {
             }
         }
         unknownFields = members.unknown
+    }
+
+    public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .code: try cursor.skipString()
+            case .message: if try !cursor.null() { try cursor.skipString() }
+            }
+        }
     }
 
     public func write(to writer: inout CanonicalWriter) {
@@ -680,6 +762,18 @@ extension PaymentFailed: FastCodable {
             }
         }
         unknownFields = members.unknown
+    }
+
+    public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
+        var members = try cursor.beginObject(Self.fields)
+        while let key = try cursor.nextField(Self.fields, &members) {
+            switch key {
+            case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)
+            case .paymentId: try cursor.skipString()
+            case .amount: try Money.validate(&cursor)
+            case .failure: try PaymentFailureReason.validate(&cursor)
+            }
+        }
     }
 
     public func write(to writer: inout CanonicalWriter) {

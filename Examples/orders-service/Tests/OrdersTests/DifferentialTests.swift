@@ -116,6 +116,27 @@ import Testing
         #expect(Set(kinds.keys) == [.keyNotFound, .valueNotFound, .typeMismatch, .dataCorrupted, .unknownType], "\(kinds)")
     }
 
+    /// A worker topic with no handler and no republish decides records without making the event
+    /// (`validateFast`, the generated models' `validate`): on every fixture and every mutation it gives the
+    /// verdict decoding gives (type, known or not, unknown members), or leaves the record to the general
+    /// path exactly when decoding does. Arrays of objects, nested optionals and defaults are all here.
+    @Test func validatingWithoutValuesDecidesAsDecoding() throws {
+        let options = JSONReader.Options(rejectDuplicateKeys: true)
+        var compared = 0
+        var decided = 0
+        for line in try fixtureLines() {
+            for bytes in [Array(line.utf8)] + Mutation.all(of: line).map(\.bytes) {
+                let full = bytes.withUnsafeBytes { OrderEvent.decodeFast($0, options: options) }
+                let bare = bytes.withUnsafeBytes { OrderEvent.validateFast($0, options: options) }
+                let expected = full.map { FastVerdict(type: $0.value.type, isKnown: $0.knownType != nil, unknownFieldCount: $0.unknownFieldCount) }
+                #expect(bare == expected, "decoding: \(expected.map { "\($0)" } ?? "left to the general path"), validating: \(bare.map { "\($0)" } ?? "left to the general path")\n\(String(decoding: bytes, as: UTF8.self))")
+                compared += 1
+                if full != nil { decided += 1 }
+            }
+        }
+        #expect(compared > 300 && decided > 100, "compared \(compared), decided \(decided)")
+    }
+
     /// The built binary, as a release engineer runs it: `orders-switchyard replay --catalog orders
     /// --records` over the fixtures and all their mutations (one NDJSON line each) reports, per line,
     /// the kind and path Foundation reports on the hand-written models.
