@@ -237,24 +237,16 @@ struct SwiftEmitter {
             }
             w.line()
             w.block("public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail)") { w in
-                w.line("var members = try cursor.beginObject(Self.fields)")
-                w.block("while let key = try cursor.nextField(Self.fields, &members)") { w in
-                    w.switchBlock("key") { w in
-                        if s.isEvent { w.line("case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)") }
-                        for m in s.members { w.line("case .\(m.swiftName): \(Self.fastRead(m))") }
-                    }
-                }
+                var cases = s.isEvent ? ["case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)"] : []
+                cases += s.members.map { "case .\($0.swiftName): \(Self.fastRead($0))" }
+                w.readMembers(s, cases)
                 w.line("unknownFields = members.unknown")
             }
             w.line()
             w.block("public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail)") { w in
-                w.line("var members = try cursor.beginObject(Self.fields)")
-                w.block("while let key = try cursor.nextField(Self.fields, &members)") { w in
-                    w.switchBlock("key") { w in
-                        if s.isEvent { w.line("case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)") }
-                        for m in s.members { w.line("case .\(m.swiftName): \(Self.fastValidate(m))") }
-                    }
-                }
+                var cases = s.isEvent ? ["case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)"] : []
+                cases += s.members.map { "case .\($0.swiftName): \(Self.fastValidate($0))" }
+                w.readMembers(s, cases)
             }
             w.line()
             w.block("public func write(to writer: inout CanonicalWriter)") { w in
@@ -267,6 +259,31 @@ struct SwiftEmitter {
                 for m in s.members { w.fastWrite(m) }
                 w.line("writer.endObject(unknown: unknownFields)")
             }
+        }
+    }
+
+    /// The member loop of a fast reader: `cases` (a `switch` on `key`) read one member's value. The members
+    /// are first taken in the model's order where compact JSON has them (the usual record: no lookup, no
+    /// dispatch), then, from the first that is not there, in any order and spelling by `nextField`.
+    mutating func readMembers(_ s: StructModel, _ cases: [String]) {
+        // A local function's name hides the model's member of that name inside the reader.
+        var value = "memberValue"
+        while s.members.contains(where: { $0.swiftName == value }) { value += "_" }
+        block("@inline(__always) func \(value)(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail)") { w in
+            w.switchBlock("key") { w in
+                for c in cases { w.line(c) }
+            }
+        }
+        line("var members = try cursor.beginObject(Self.fields)")
+        block("inOrder: do") { w in
+            let keys = (s.isEvent ? SchemaReader.envelopeMembers : []) + s.members.map(\.swiftName)
+            for (index, key) in keys.enumerated() {
+                w.line("guard cursor.take(\(index), Self.fields, &members) else { break inOrder }")
+                w.line("try \(value)(.\(key), &cursor)")
+            }
+        }
+        block("while let key = try cursor.nextField(Self.fields, &members)") { w in
+            w.line("try \(value)(key, &cursor)")
         }
     }
 

@@ -169,6 +169,20 @@ extension FastCodable {
         }
     }
 
+    /// Takes member `index` of `fields` if it comes next, written compactly (`,"name":`; `{"name":` first):
+    /// the cursor is then at its value. For a reader that takes a model's members in their order before it
+    /// falls back to ``nextField(_:_:)`` (which goes on from there); it must start with nothing seen but the
+    /// tag and take each member once, so no duplicate is possible.
+    @inlinable @inline(__always) public mutating func take<Key>(_ index: Int, _ fields: FieldTable<Key>, _ members: inout ObjectMembers) -> Bool {
+        let at = members.started ? i : i &- 1
+        guard fields.matches(index, base + at, available: count &- at, started: members.started) else { return false }
+        i = at &+ fields.entries[index].patternLength
+        members.started = true
+        members.hint = index &+ 1
+        members.seen |= 1 &<< UInt64(truncatingIfNeeded: index)
+        return true
+    }
+
     /// Takes the table entry `index` for the member whose value is next: its key, or nil for the tag
     /// (whose value is checked to be a string and skipped). A member seen twice bails.
     @inlinable @inline(__always) mutating func accept<Key>(_ index: Int, _ fields: FieldTable<Key>, _ members: inout ObjectMembers)
@@ -733,25 +747,26 @@ public struct FieldTable<Key: CodingKey & CaseIterable>: @unchecked Sendable whe
     /// (`available` bytes may be read from `start`). Before the first member (`started` false) the first
     /// byte is not compared. Names are plain ASCII (checked in `init`), so a match needs no validation.
     @inlinable @inline(__always) func quickMatch(_ start: UnsafePointer<UInt8>, available: Int, hint: Int, started: Bool) -> Int? {
-        guard available >= 8 else { return nil }
-        let raw = UnsafeRawPointer(start)
-        let head = raw.loadUnaligned(as: UInt64.self)
-        let commaMask: UInt64 = started ? ~0 : ~0xFF
-        @inline(__always) func matches(_ e: Entry) -> Bool {
-            let n = e.patternLength
-            let mask = e.headMask & commaMask
-            guard n > 0, available >= n, head & mask == e.pattern.0 & mask else { return false }
-            if n <= 8 { return true }
-            guard raw.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self) == e.pattern.1 else { return false }
-            return n <= 16 || raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == e.pattern.2
-        }
         // The expected member, or the one after it (an optional member left out).
         let n = entryCount
         let first = hint < n ? hint : 0
-        if matches(entries[first]) { return first }
+        if matches(first, start, available: available, started: started) { return first }
         let second = first &+ 1 < n ? first &+ 1 : 0
-        if matches(entries[second]) { return second }
+        if matches(second, start, available: available, started: started) { return second }
         return nil
+    }
+
+    /// Whether the bytes at `start` are entry `index`'s member pattern, `,"name":` (see ``quickMatch``).
+    @inlinable @inline(__always) func matches(_ index: Int, _ start: UnsafePointer<UInt8>, available: Int, started: Bool) -> Bool {
+        let e = entries[index]
+        let n = e.patternLength
+        guard n > 0, available >= n else { return false }
+        let raw = UnsafeRawPointer(start)
+        let mask = e.headMask & (started ? ~0 : ~0xFF)
+        guard raw.loadUnaligned(as: UInt64.self) & mask == e.pattern.0 & mask else { return false }
+        if n <= 8 { return true }
+        guard raw.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self) == e.pattern.1 else { return false }
+        return n <= 16 || raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == e.pattern.2
     }
 
     /// The index of the entry whose name is `key` (whose words are `words`), trying `hint` first.

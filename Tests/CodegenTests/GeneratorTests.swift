@@ -59,6 +59,18 @@ struct SchemaSet {
         #expect(b.lowerBound < a.lowerBound)
         #expect(source.contains("enum CodingKeys: String, EnvelopeCodingKey, CaseIterable { case id, occurredAt, schemaVersion, b, a }"))
         #expect(source.contains("public init(envelope: Envelope, b: String, a: String)"))
+        // The fast readers take the members in this order first, each at its table index.
+        #expect(source.contains(
+            "guard cursor.take(3, Self.fields, &members) else { break inOrder }\n            try memberValue(.b, &cursor)\n"
+                + "            guard cursor.take(4, Self.fields, &members) else { break inOrder }\n            try memberValue(.a, &cursor)\n"))
+    }
+
+    /// The readers' local function never hides a member of the same name.
+    @Test func theReadersLocalFunctionAvoidsMemberNames() throws {
+        let source = try SchemaSet.event(#""memberValue": {"type": "string"}"#, required: ["memberValue"]).generate()
+        #expect(source.contains("@inline(__always) func memberValue_(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail)"))
+        #expect(source.contains("case .memberValue: _memberValue = try cursor.inlineString()"))
+        #expect(!source.contains("func memberValue("))
     }
 
     @Test func integerFormatsAndRange() throws {

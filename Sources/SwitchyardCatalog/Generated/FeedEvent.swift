@@ -183,8 +183,7 @@ extension PostCreated: FastCodable {
     }
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
             case .postId: _postId = try cursor.inlineString()
@@ -195,12 +194,35 @@ extension PostCreated: FastCodable {
             case .mediaCount: mediaCount = try cursor.null() ? 0 : try cursor.int(minimum: 0)
             }
         }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.id, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.occurredAt, &cursor)
+            guard cursor.take(2, Self.fields, &members) else { break inOrder }
+            try memberValue(.schemaVersion, &cursor)
+            guard cursor.take(3, Self.fields, &members) else { break inOrder }
+            try memberValue(.postId, &cursor)
+            guard cursor.take(4, Self.fields, &members) else { break inOrder }
+            try memberValue(.authorId, &cursor)
+            guard cursor.take(5, Self.fields, &members) else { break inOrder }
+            try memberValue(.text, &cursor)
+            guard cursor.take(6, Self.fields, &members) else { break inOrder }
+            try memberValue(.tags, &cursor)
+            guard cursor.take(7, Self.fields, &members) else { break inOrder }
+            try memberValue(.visibility, &cursor)
+            guard cursor.take(8, Self.fields, &members) else { break inOrder }
+            try memberValue(.mediaCount, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
+        }
         unknownFields = members.unknown
     }
 
     public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)
             case .postId: try cursor.skipString()
@@ -210,6 +232,30 @@ extension PostCreated: FastCodable {
             case .visibility: if try !cursor.null() { try cursor.skipString() }
             case .mediaCount: if try !cursor.null() { _ = try cursor.int(minimum: 0) }
             }
+        }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.id, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.occurredAt, &cursor)
+            guard cursor.take(2, Self.fields, &members) else { break inOrder }
+            try memberValue(.schemaVersion, &cursor)
+            guard cursor.take(3, Self.fields, &members) else { break inOrder }
+            try memberValue(.postId, &cursor)
+            guard cursor.take(4, Self.fields, &members) else { break inOrder }
+            try memberValue(.authorId, &cursor)
+            guard cursor.take(5, Self.fields, &members) else { break inOrder }
+            try memberValue(.text, &cursor)
+            guard cursor.take(6, Self.fields, &members) else { break inOrder }
+            try memberValue(.tags, &cursor)
+            guard cursor.take(7, Self.fields, &members) else { break inOrder }
+            try memberValue(.visibility, &cursor)
+            guard cursor.take(8, Self.fields, &members) else { break inOrder }
+            try memberValue(.mediaCount, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
         }
     }
 
@@ -261,25 +307,55 @@ extension PostLiked: FastCodable {
     }
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
             case .postId: _postId = try cursor.inlineString()
             case .userId: _userId = try cursor.inlineString()
             }
         }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.id, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.occurredAt, &cursor)
+            guard cursor.take(2, Self.fields, &members) else { break inOrder }
+            try memberValue(.schemaVersion, &cursor)
+            guard cursor.take(3, Self.fields, &members) else { break inOrder }
+            try memberValue(.postId, &cursor)
+            guard cursor.take(4, Self.fields, &members) else { break inOrder }
+            try memberValue(.userId, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
+        }
         unknownFields = members.unknown
     }
 
     public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)
             case .postId: try cursor.skipString()
             case .userId: try cursor.skipString()
             }
+        }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.id, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.occurredAt, &cursor)
+            guard cursor.take(2, Self.fields, &members) else { break inOrder }
+            try memberValue(.schemaVersion, &cursor)
+            guard cursor.take(3, Self.fields, &members) else { break inOrder }
+            try memberValue(.postId, &cursor)
+            guard cursor.take(4, Self.fields, &members) else { break inOrder }
+            try memberValue(.userId, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
         }
     }
 
@@ -327,8 +403,7 @@ extension CommentAdded: FastCodable {
     }
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
             case .postId: _postId = try cursor.inlineString()
@@ -337,12 +412,31 @@ extension CommentAdded: FastCodable {
             case .text: _text = try cursor.inlineString()
             }
         }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.id, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.occurredAt, &cursor)
+            guard cursor.take(2, Self.fields, &members) else { break inOrder }
+            try memberValue(.schemaVersion, &cursor)
+            guard cursor.take(3, Self.fields, &members) else { break inOrder }
+            try memberValue(.postId, &cursor)
+            guard cursor.take(4, Self.fields, &members) else { break inOrder }
+            try memberValue(.commentId, &cursor)
+            guard cursor.take(5, Self.fields, &members) else { break inOrder }
+            try memberValue(.authorId, &cursor)
+            guard cursor.take(6, Self.fields, &members) else { break inOrder }
+            try memberValue(.text, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
+        }
         unknownFields = members.unknown
     }
 
     public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)
             case .postId: try cursor.skipString()
@@ -350,6 +444,26 @@ extension CommentAdded: FastCodable {
             case .authorId: try cursor.skipString()
             case .text: try cursor.skipString()
             }
+        }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.id, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.occurredAt, &cursor)
+            guard cursor.take(2, Self.fields, &members) else { break inOrder }
+            try memberValue(.schemaVersion, &cursor)
+            guard cursor.take(3, Self.fields, &members) else { break inOrder }
+            try memberValue(.postId, &cursor)
+            guard cursor.take(4, Self.fields, &members) else { break inOrder }
+            try memberValue(.commentId, &cursor)
+            guard cursor.take(5, Self.fields, &members) else { break inOrder }
+            try memberValue(.authorId, &cursor)
+            guard cursor.take(6, Self.fields, &members) else { break inOrder }
+            try memberValue(.text, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
         }
     }
 
@@ -397,25 +511,55 @@ extension UserFollowed: FastCodable {
     }
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
             case .followerId: _followerId = try cursor.inlineString()
             case .followeeId: _followeeId = try cursor.inlineString()
             }
         }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.id, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.occurredAt, &cursor)
+            guard cursor.take(2, Self.fields, &members) else { break inOrder }
+            try memberValue(.schemaVersion, &cursor)
+            guard cursor.take(3, Self.fields, &members) else { break inOrder }
+            try memberValue(.followerId, &cursor)
+            guard cursor.take(4, Self.fields, &members) else { break inOrder }
+            try memberValue(.followeeId, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
+        }
         unknownFields = members.unknown
     }
 
     public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)
             case .followerId: try cursor.skipString()
             case .followeeId: try cursor.skipString()
             }
+        }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.id, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.occurredAt, &cursor)
+            guard cursor.take(2, Self.fields, &members) else { break inOrder }
+            try memberValue(.schemaVersion, &cursor)
+            guard cursor.take(3, Self.fields, &members) else { break inOrder }
+            try memberValue(.followerId, &cursor)
+            guard cursor.take(4, Self.fields, &members) else { break inOrder }
+            try memberValue(.followeeId, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
         }
     }
 

@@ -258,23 +258,41 @@ extension Money: FastCodable {
     }
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .value: value = try cursor.int64()
             case .currency: _currency = try cursor.inlineString()
             }
         }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.value, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.currency, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
+        }
         unknownFields = members.unknown
     }
 
     public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .value: _ = try cursor.int64()
             case .currency: try cursor.skipString()
             }
+        }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.value, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.currency, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
         }
     }
 
@@ -315,25 +333,47 @@ extension Merchant: FastCodable {
     @inline(__always) public init(unread: Void) {}
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .id: _id = try cursor.inlineString()
             case .name: _name = try cursor.inlineString()
             case .country: _country = try cursor.null() ? .null : OptionalInlineString(try cursor.inlineString())
             }
         }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.id, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.name, &cursor)
+            guard cursor.take(2, Self.fields, &members) else { break inOrder }
+            try memberValue(.country, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
+        }
         unknownFields = members.unknown
     }
 
     public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .id: try cursor.skipString()
             case .name: try cursor.skipString()
             case .country: if try !cursor.null() { try cursor.skipString() }
             }
+        }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.id, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.name, &cursor)
+            guard cursor.take(2, Self.fields, &members) else { break inOrder }
+            try memberValue(.country, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
         }
     }
 
@@ -386,8 +426,7 @@ extension Card: FastCodable {
     }
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .brand: _brand = try cursor.inlineString()
             case .last4: _last4 = try cursor.inlineString()
@@ -395,18 +434,45 @@ extension Card: FastCodable {
             case .expYear: expYear = try cursor.int()
             }
         }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.brand, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.last4, &cursor)
+            guard cursor.take(2, Self.fields, &members) else { break inOrder }
+            try memberValue(.expMonth, &cursor)
+            guard cursor.take(3, Self.fields, &members) else { break inOrder }
+            try memberValue(.expYear, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
+        }
         unknownFields = members.unknown
     }
 
     public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .brand: try cursor.skipString()
             case .last4: try cursor.skipString()
             case .expMonth: _ = try cursor.int(minimum: 1, maximum: 12)
             case .expYear: _ = try cursor.int()
             }
+        }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.brand, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.last4, &cursor)
+            guard cursor.take(2, Self.fields, &members) else { break inOrder }
+            try memberValue(.expMonth, &cursor)
+            guard cursor.take(3, Self.fields, &members) else { break inOrder }
+            try memberValue(.expYear, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
         }
     }
 
@@ -462,8 +528,7 @@ extension PaymentAuthorized: FastCodable {
     }
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
             case .paymentId: _paymentId = try cursor.inlineString()
@@ -473,12 +538,33 @@ extension PaymentAuthorized: FastCodable {
             case .card: _card = try cursor.null() ? .null : Nullable(try Card.read(from: &cursor))
             }
         }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.id, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.occurredAt, &cursor)
+            guard cursor.take(2, Self.fields, &members) else { break inOrder }
+            try memberValue(.schemaVersion, &cursor)
+            guard cursor.take(3, Self.fields, &members) else { break inOrder }
+            try memberValue(.paymentId, &cursor)
+            guard cursor.take(4, Self.fields, &members) else { break inOrder }
+            try memberValue(.amount, &cursor)
+            guard cursor.take(5, Self.fields, &members) else { break inOrder }
+            try memberValue(.merchant, &cursor)
+            guard cursor.take(6, Self.fields, &members) else { break inOrder }
+            try memberValue(.method, &cursor)
+            guard cursor.take(7, Self.fields, &members) else { break inOrder }
+            try memberValue(.card, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
+        }
         unknownFields = members.unknown
     }
 
     public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)
             case .paymentId: try cursor.skipString()
@@ -487,6 +573,28 @@ extension PaymentAuthorized: FastCodable {
             case .method: try cursor.skipString()
             case .card: if try !cursor.null() { try Card.validate(&cursor) }
             }
+        }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.id, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.occurredAt, &cursor)
+            guard cursor.take(2, Self.fields, &members) else { break inOrder }
+            try memberValue(.schemaVersion, &cursor)
+            guard cursor.take(3, Self.fields, &members) else { break inOrder }
+            try memberValue(.paymentId, &cursor)
+            guard cursor.take(4, Self.fields, &members) else { break inOrder }
+            try memberValue(.amount, &cursor)
+            guard cursor.take(5, Self.fields, &members) else { break inOrder }
+            try memberValue(.merchant, &cursor)
+            guard cursor.take(6, Self.fields, &members) else { break inOrder }
+            try memberValue(.method, &cursor)
+            guard cursor.take(7, Self.fields, &members) else { break inOrder }
+            try memberValue(.card, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
         }
     }
 
@@ -548,8 +656,7 @@ extension PaymentCaptured: FastCodable {
     }
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
             case .paymentId: _paymentId = try cursor.inlineString()
@@ -558,12 +665,31 @@ extension PaymentCaptured: FastCodable {
             case .installments: installments = try cursor.null() ? 1 : try cursor.int(minimum: 1)
             }
         }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.id, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.occurredAt, &cursor)
+            guard cursor.take(2, Self.fields, &members) else { break inOrder }
+            try memberValue(.schemaVersion, &cursor)
+            guard cursor.take(3, Self.fields, &members) else { break inOrder }
+            try memberValue(.paymentId, &cursor)
+            guard cursor.take(4, Self.fields, &members) else { break inOrder }
+            try memberValue(.amount, &cursor)
+            guard cursor.take(5, Self.fields, &members) else { break inOrder }
+            try memberValue(.merchant, &cursor)
+            guard cursor.take(6, Self.fields, &members) else { break inOrder }
+            try memberValue(.installments, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
+        }
         unknownFields = members.unknown
     }
 
     public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)
             case .paymentId: try cursor.skipString()
@@ -571,6 +697,26 @@ extension PaymentCaptured: FastCodable {
             case .merchant: try Merchant.validate(&cursor)
             case .installments: if try !cursor.null() { _ = try cursor.int(minimum: 1) }
             }
+        }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.id, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.occurredAt, &cursor)
+            guard cursor.take(2, Self.fields, &members) else { break inOrder }
+            try memberValue(.schemaVersion, &cursor)
+            guard cursor.take(3, Self.fields, &members) else { break inOrder }
+            try memberValue(.paymentId, &cursor)
+            guard cursor.take(4, Self.fields, &members) else { break inOrder }
+            try memberValue(.amount, &cursor)
+            guard cursor.take(5, Self.fields, &members) else { break inOrder }
+            try memberValue(.merchant, &cursor)
+            guard cursor.take(6, Self.fields, &members) else { break inOrder }
+            try memberValue(.installments, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
         }
     }
 
@@ -622,8 +768,7 @@ extension PaymentRefunded: FastCodable {
     }
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
             case .paymentId: _paymentId = try cursor.inlineString()
@@ -631,18 +776,53 @@ extension PaymentRefunded: FastCodable {
             case .reason: reason = RefundReason(raw: try cursor.inlineString())
             }
         }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.id, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.occurredAt, &cursor)
+            guard cursor.take(2, Self.fields, &members) else { break inOrder }
+            try memberValue(.schemaVersion, &cursor)
+            guard cursor.take(3, Self.fields, &members) else { break inOrder }
+            try memberValue(.paymentId, &cursor)
+            guard cursor.take(4, Self.fields, &members) else { break inOrder }
+            try memberValue(.amount, &cursor)
+            guard cursor.take(5, Self.fields, &members) else { break inOrder }
+            try memberValue(.reason, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
+        }
         unknownFields = members.unknown
     }
 
     public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)
             case .paymentId: try cursor.skipString()
             case .amount: try Money.validate(&cursor)
             case .reason: try cursor.skipString()
             }
+        }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.id, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.occurredAt, &cursor)
+            guard cursor.take(2, Self.fields, &members) else { break inOrder }
+            try memberValue(.schemaVersion, &cursor)
+            guard cursor.take(3, Self.fields, &members) else { break inOrder }
+            try memberValue(.paymentId, &cursor)
+            guard cursor.take(4, Self.fields, &members) else { break inOrder }
+            try memberValue(.amount, &cursor)
+            guard cursor.take(5, Self.fields, &members) else { break inOrder }
+            try memberValue(.reason, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
         }
     }
 
@@ -684,23 +864,41 @@ extension PaymentFailureReason: FastCodable {
     @inline(__always) public init(unread: Void) {}
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .code: _code = try cursor.inlineString()
             case .message: _message = try cursor.null() ? .null : OptionalInlineString(try cursor.inlineString())
             }
         }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.code, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.message, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
+        }
         unknownFields = members.unknown
     }
 
     public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .code: try cursor.skipString()
             case .message: if try !cursor.null() { try cursor.skipString() }
             }
+        }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.code, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.message, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
         }
     }
 
@@ -752,8 +950,7 @@ extension PaymentFailed: FastCodable {
     }
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
             case .paymentId: _paymentId = try cursor.inlineString()
@@ -761,18 +958,53 @@ extension PaymentFailed: FastCodable {
             case .failure: try failure.read(&cursor)
             }
         }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.id, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.occurredAt, &cursor)
+            guard cursor.take(2, Self.fields, &members) else { break inOrder }
+            try memberValue(.schemaVersion, &cursor)
+            guard cursor.take(3, Self.fields, &members) else { break inOrder }
+            try memberValue(.paymentId, &cursor)
+            guard cursor.take(4, Self.fields, &members) else { break inOrder }
+            try memberValue(.amount, &cursor)
+            guard cursor.take(5, Self.fields, &members) else { break inOrder }
+            try memberValue(.failure, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
+        }
         unknownFields = members.unknown
     }
 
     public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        var members = try cursor.beginObject(Self.fields)
-        while let key = try cursor.nextField(Self.fields, &members) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
             case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)
             case .paymentId: try cursor.skipString()
             case .amount: try Money.validate(&cursor)
             case .failure: try PaymentFailureReason.validate(&cursor)
             }
+        }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.id, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.occurredAt, &cursor)
+            guard cursor.take(2, Self.fields, &members) else { break inOrder }
+            try memberValue(.schemaVersion, &cursor)
+            guard cursor.take(3, Self.fields, &members) else { break inOrder }
+            try memberValue(.paymentId, &cursor)
+            guard cursor.take(4, Self.fields, &members) else { break inOrder }
+            try memberValue(.amount, &cursor)
+            guard cursor.take(5, Self.fields, &members) else { break inOrder }
+            try memberValue(.failure, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
         }
     }
 
