@@ -760,7 +760,8 @@ public struct FieldTable<Key: CodingKey & CaseIterable>: @unchecked Sendable whe
     @inlinable @inline(__always) func matches(_ index: Int, _ start: UnsafePointer<UInt8>, available: Int, started: Bool) -> Bool {
         let e = entries[index]
         let n = e.patternLength
-        guard n > 0, available >= n else { return false }
+        // Eight bytes are read even for a shorter pattern (its mask drops the rest): they must be there.
+        guard n > 0, available >= 8, available >= n else { return false }
         let raw = UnsafeRawPointer(start)
         let mask = e.headMask & (started ? ~0 : ~0xFF)
         guard raw.loadUnaligned(as: UInt64.self) & mask == e.pattern.0 & mask else { return false }

@@ -159,3 +159,53 @@ import SwitchyardTestSupport
         #expect(tally.fast > 90)
     }
 }
+
+/// Neither path reads a byte past a record: each input sits at the very end of a page whose next page
+/// cannot be read, so a read past the record's last byte stops the test process instead of reading
+/// whatever follows (a record from librdkafka is followed by memory that is not the record's).
+@Suite struct RecordBoundsTests {
+    /// Found by `fuzz-differential` (a member pattern compared eight bytes at a time near the end).
+    static let fuzzFinding = """
+        {
+          "type": "post.liked",
+          "id": "evt_01KG2B4D6F8H0K2M8:15:27.333+10:00",
+          "schemaVersion": 3,
+          "postId": "post_01KF9J0K2M4P6R8T0V2X4Z6B8D",
+          "reaction": "heart_eyes",
+          "userId": "usr_01KG1A3C5E7G9J1L3N5Q7S9U1W",
+          "sessionSeq": 1234567890123456789012342"]}
+        }
+
+        """
+
+    @Test func decodingReadsNothingPastTheRecord() throws {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let region = try #require(mmap(nil, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))
+        try #require(region != MAP_FAILED)
+        defer { munmap(region, 2 * page) }
+        try #require(mprotect(region + page, page, PROT_NONE) == 0)
+
+        var inputs: [(topic: String, bytes: [UInt8])] = [("feeds", Array(Self.fuzzFinding.utf8))]
+        for fixture in try Fixtures.expectations() { inputs.append((fixture.topic, try Fixtures.bytes(fixture.file))) }
+        var generator = CorpusGenerator(seed: 41)
+        for catalog in ShippedCatalog.allCases {
+            for _ in 0..<100 { inputs.append((catalog.rawValue, generator.next(catalog).value)) }
+        }
+        let registry = CatalogRegistry(Catalog.shipped)
+        var decoded = 0
+        for (topic, bytes) in inputs where bytes.count <= page {
+            let catalog = try #require(registry[topic])
+            var codecs = [TopicCodec(catalog: catalog, policy: .lenient), TopicCodec(catalog: catalog, policy: .lenient, keepsEvents: false)]
+            // The whole record and every prefix of it: a record may end anywhere.
+            for length in stride(from: bytes.count, through: 1, by: -1) {
+                let start = region + page - length
+                bytes.withUnsafeBytes { start.copyMemory(from: $0.baseAddress!, byteCount: length) }
+                let value = UnsafeRawBufferPointer(start: start, count: length)
+                for k in codecs.indices {
+                    if case .decoded = codecs[k].decode(value).outcome, length == bytes.count { decoded += 1 }
+                }
+            }
+        }
+        #expect(decoded > 300, "decoded \(decoded)")
+    }
+}
