@@ -432,13 +432,22 @@ extension FastCodable {
     /// Validates the string at `i` (which holds `"`) and moves past it.
     ///
     /// - Returns: the range between the quotes, and whether it holds an escape.
-    @inlinable mutating func scanString() throws(FastPathBail) -> (start: Int, end: Int, escaped: Bool) {
+    @inlinable @inline(__always) mutating func scanString() throws(FastPathBail) -> (start: Int, end: Int, escaped: Bool) {
         i += 1
         let start = i
+        // Straight to the first byte that needs a look (sixteen bytes per step): in most strings, the quote.
+        i += sy_json_plain_prefix(base + i, count - i)
+        if i < count && base[i] == UInt8(ascii: "\"") {
+            i += 1
+            return (start, i - 1, false)
+        }
+        return try scanStringRest(start: start)
+    }
+
+    /// ``scanString()`` from a byte other than the closing quote: escapes, UTF-8 sequences, the end.
+    @usableFromInline mutating func scanStringRest(start: Int) throws(FastPathBail) -> (start: Int, end: Int, escaped: Bool) {
         var escaped = false
         while true {
-            // Straight to the first byte that needs a look (sixteen bytes per step).
-            i += sy_json_plain_prefix(base + i, count - i)
             guard i < count else { throw FastPathBail() }
             let c = base[i]
             if c == UInt8(ascii: "\"") { break }
@@ -452,6 +461,7 @@ extension FastCodable {
             } else {
                 i += 1
             }
+            i += sy_json_plain_prefix(base + i, count - i)
         }
         let end = i
         i += 1
