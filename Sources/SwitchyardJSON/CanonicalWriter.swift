@@ -258,7 +258,7 @@ extension Envelope {
     /// members sit flat in the event's object.
     ///
     /// A cursor that discards values only validates `id` and `occurredAt`: they keep their placeholders.
-    @inlinable public mutating func read<Key: EnvelopeCodingKey & Equatable>(_ key: Key, _ cursor: inout JSONCursor) throws(FastPathBail) {
+    @inlinable @inline(__always) public mutating func read<Key: EnvelopeCodingKey & Equatable>(_ key: Key, _ cursor: inout JSONCursor) throws(FastPathBail) {
         if key == .id {
             if cursor.discardsValues { try cursor.skipIdentifier() } else { $id = try cursor.inlineIdentifier() }
         } else if key == .occurredAt {
@@ -270,7 +270,7 @@ extension Envelope {
 
     /// Checks the value of the envelope member `key` exactly as ``read(_:_:)`` does, making nothing (see
     /// ``FastCodable/validate(_:)``).
-    @inlinable public static func validate<Key: EnvelopeCodingKey & Equatable>(_ key: Key, _ cursor: inout JSONCursor) throws(FastPathBail) {
+    @inlinable @inline(__always) public static func validate<Key: EnvelopeCodingKey & Equatable>(_ key: Key, _ cursor: inout JSONCursor) throws(FastPathBail) {
         if key == .id {
             try cursor.skipIdentifier()
         } else if key == .occurredAt {
