@@ -15,7 +15,6 @@ func race<T: Sendable>(_ watch: DeadlineWatch, _ body: @escaping @Sendable () as
         work.cancel()
     }
     let token = watch.register(expire)
-    if token == nil { expire() }
     defer { if let token { watch.unregister(token) } }
     return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { continuation in gate.wait(continuation) }
@@ -76,15 +75,17 @@ final class DeadlineWatch: Sendable {
     /// The deadline, once armed.
     var deadline: ContinuousClock.Instant? { state.withLock { $0.deadline } }
 
-    /// Registers `expire`, called once when the deadline passes; nil (nothing registered) when it has passed
-    /// already. Pass the token to ``unregister(_:)`` once the race is over.
+    /// Registers `expire`, called once when the deadline passes; when it has passed already, `expire` is called
+    /// at once and nothing is registered (nil). Pass the token to ``unregister(_:)`` once the race is over.
     func register(_ expire: @escaping @Sendable () -> Void) -> Int? {
-        state.withLock { state in
+        let token = state.withLock { state -> Int? in
             guard !state.passed else { return nil }
             state.nextToken &+= 1
             state.waiting[state.nextToken] = expire
             return state.nextToken
         }
+        if token == nil { expire() }
+        return token
     }
 
     func unregister(_ token: Int) {

@@ -617,7 +617,6 @@ final class HandlerLane: Sendable {
             task.cancel()
         }
         watchToken = abandonWatch.register(expire)
-        if watchToken == nil { expire() }
     }
 
     deinit {

@@ -341,11 +341,11 @@ extension FastCodable {
     /// An array of strings. (Kept as `String`s, not ``InlineString``s: a long array of short strings
     /// would take three times the memory.)
     @inlinable public mutating func strings() throws(FastPathBail) -> [String] {
-        var elements = try beginArray()
         if discardsValues {
-            while try nextElement(&elements) { try skipString() }
+            try skipStrings()
             return []
         }
+        var elements = try beginArray()
         var values: [String] = []
         while try nextElement(&elements) {
             // One allocation for the usual few elements instead of growing 1, 2, 4.

@@ -22,8 +22,9 @@ import Testing
         }
         #expect(ContinuousClock.now - start >= .milliseconds(100))
         #expect(expired.withLock { $0.sorted() } == ["early", "late"])
-        // Past the deadline nothing is registered: the caller expires at once.
+        // Past the deadline nothing is registered: what registers expires at once.
         #expect(watch.register { expired.withLock { $0.append("after") } } == nil)
+        #expect(expired.withLock { $0.sorted() } == ["after", "early", "late"])
     }
 
     @Test func aRaceReturnsTheResultBeforeTheDeadlineAndNilAfterIt() async throws {
