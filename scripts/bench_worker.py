@@ -22,6 +22,9 @@ Environment (defaults in brackets):
                                      targets take the median of the rounds' switchyard / peer ratios
   BENCH_WORKER_SLOW_RECORDS [6000]   records of the 1 ms handler topic (a prefix of the same corpus)
   BENCH_WORKER_HANDLER_MS [1]        the benchmark handler's sleep per record
+  BENCH_WORKER_STORM_RECORDS [N/10]  records of the dead-letter storm topic: the corpus's malformed records
+                                     that the worker and the Python peer both dead-letter, repeated (what a
+                                     topic looks like while a broken producer writes to it); 0 leaves it out
   BENCH_WORKER_TIMEOUT [120]         seconds a run may take before it is stopped and reported as such
   BENCH_WORKER_SEED [17]             corpus seed
   BENCH_WORKER_POLL_MS [20]          how often the worker's log is read until it joined its group
@@ -60,6 +63,10 @@ How each peer is measured (the peer's own process only; the driver's own CPU and
   record and reads its value once, nothing else; reports the monotonic times of its first and last
   record and its CPU and VmHWM at the last one. What librdkafka alone costs per record on this broker:
   the worker's CPU above it is its own work. Reported, not a target.
+- Dead-letter storm: `switchyard consume` and the Python peer (the same two programs, the same settings) on
+  feeds.storm, where every record is one both dead-letter: the cost of a diagnosis, a dead letter with its
+  headers and its acknowledgement, per record. The brief's bar, never slower than the Python peer, is
+  checked on the median of the rounds' ratios (reported apart from issue 17's targets).
 - Steady = N / (all handled - first record); start = N / (all handled - process start).
 - The 2x targets: within a round every peer runs once, one after the other; between rounds the machine's speed drifts
   (the C floor alone moved from 1.0M to 1.9M records/s within one run). So each round gives a ratio,
@@ -82,6 +89,7 @@ import sys
 import time
 
 import confluent_kafka
+import msgspec
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -184,18 +192,22 @@ def start_broker(out, topics):
     return broker, line.split("=", 1)[1]
 
 
-def produce_corpus(brokers, records, partitions, seed, topics, compression="none"):
-    """Produces `records` seeded feeds records round-robin over `partitions`, to each (topic, count)
-    of `topics` (count records from the start of the same corpus), compressed with `compression`."""
+def corpus_entries(records, partitions, seed):
+    """`records` seeded feeds records as kcat envelopes (payload, key, headers, partition round-robin, ts)."""
     corpus = subprocess.run(
         [os.path.join(BIN, "switchyard-corpus"), "--catalog", "feeds", "--count", str(records), "--seed", str(seed),
          "--kcat", "--partitions", str(partitions)],
         check=True, capture_output=True).stdout.splitlines()
+    return [json.loads(line) for line in corpus]
+
+
+def produce_corpus(brokers, entries, topics, compression="none"):
+    """Produces corpus `entries` (corpus_entries) to each (topic, count) of `topics` (the first count
+    entries, each to its own partition), compressed with `compression`."""
     producer = Producer({"bootstrap.servers": brokers, "linger.ms": 20, "enable.idempotence": True,
                          "compression.type": compression})
     for topic, count in topics:
-        for line in corpus[:count]:
-            e = json.loads(line)
+        for e in entries[:count]:
             h = e["headers"]
             headers = [(h[i], h[i + 1].encode()) for i in range(0, len(h), 2)]
             while True:
@@ -208,6 +220,42 @@ def produce_corpus(brokers, records, partitions, seed, topics, compression="none
             producer.poll(0)
     if producer.flush(60) != 0:
         sys.exit("bench-worker: the corpus was not fully acknowledged by the broker within 60 s")
+
+
+def storm_entries(out, entries, count, partitions):
+    """`count` entries for the dead-letter storm: the corpus's records that the Python peer dead-letters (its
+    msgspec decoder rejects them and their tag is a known one), repeated in corpus order and spread
+    round-robin over `partitions`. `switchyard replay` must fail every one of them, so that both consumers
+    dead-letter every record of the topic; the driver stops otherwise."""
+    from bench_peers import MSGSPEC_UNIONS, MTag
+    decoder, tag_decoder = msgspec.json.Decoder(MSGSPEC_UNIONS["feeds"]), msgspec.json.Decoder(MTag)
+    known = {cls.__struct_config__.tag for cls in MSGSPEC_UNIONS["feeds"].__args__}
+    failing = []
+    for e in entries:
+        value = e["payload"].encode()
+        try:
+            decoder.decode(value)
+            continue
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            pass
+        try:
+            if tag_decoder.decode(value).type not in known:
+                continue  # handed on as unknown, not dead-lettered
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            pass
+        failing.append(e)
+    if not failing:
+        sys.exit("bench-worker: the corpus has no record that the Python peer dead-letters: no storm to measure")
+    chosen = [dict(failing[i % len(failing)], partition=i % partitions) for i in range(count)]
+    path = os.path.join(out, f"storm-{count}.ndjson")
+    with open(path, "w") as f:
+        f.writelines(e["payload"] + "\n" for e in chosen)
+    summary = subprocess.run([os.path.join(BIN, "switchyard"), "replay", "--json", "--topic", "feeds", path],
+                             capture_output=True)
+    failed = json.loads(summary.stdout)["failed"] if summary.returncode in (0, 1) else None
+    if failed != count:
+        sys.exit(f"bench-worker: switchyard replay fails {failed} of the {count} storm records, not all of them")
+    return chosen
 
 
 def verify_watermarks(brokers, topic, records, partitions):
@@ -595,6 +643,7 @@ def main():
     rounds = env_int("BENCH_WORKER_ROUNDS", 3)
     slow_records = min(env_int("BENCH_WORKER_SLOW_RECORDS", 6_000), records)
     handler_ms = env_int("BENCH_WORKER_HANDLER_MS", 1)
+    storm_records = env_int("BENCH_WORKER_STORM_RECORDS", records // 10)
     timeout = env_int("BENCH_WORKER_TIMEOUT", 120)
     seed = env_int("BENCH_WORKER_SEED", 17)
     poll = env_int("BENCH_WORKER_POLL_MS", 20) / 1000
@@ -605,15 +654,23 @@ def main():
     if system_python and not os.access(system_python, os.X_OK):
         sys.exit(f"bench-worker: BENCH_WORKER_SYSTEM_RDKAFKA_PYTHON={system_python} is not an executable")
 
-    topic, slow_topic = "feeds", "feeds.slow"
+    topic, slow_topic, storm_topic = "feeds", "feeds.slow", "feeds.storm"
     broker, brokers = start_broker(out, [(topic, partitions), (slow_topic, partitions), ("feeds.dlq", partitions),
-                                         ("feeds.slow.dlq", partitions)])
+                                         ("feeds.slow.dlq", partitions), (storm_topic, partitions),
+                                         ("feeds.storm.dlq", partitions)])
     try:
         log(f"broker at {brokers}; producing {records} feeds records (seed {seed}) to {topic} and the first "
             f"{slow_records} to {slow_topic}, {partitions} partitions each, compression {compression}")
-        produce_corpus(brokers, records, partitions, seed, [(topic, records), (slow_topic, slow_records)], compression)
+        entries = corpus_entries(records, partitions, seed)
+        produce_corpus(brokers, entries, [(topic, records), (slow_topic, slow_records)], compression)
         verify_watermarks(brokers, topic, records, partitions)
         verify_watermarks(brokers, slow_topic, slow_records, partitions)
+        if storm_records > 0:
+            produce_corpus(brokers, storm_entries(out, entries, storm_records, partitions),
+                           [(storm_topic, storm_records)], compression)
+            verify_watermarks(brokers, storm_topic, storm_records, partitions)
+            log(f"dead-letter storm: {storm_records} records in {storm_topic}, every one a decode failure for both")
+        del entries
         failures = expected_failures(out, records, seed)
         slow_failures = expected_failures(out, slow_records, seed)
         log(f"watermarks: all {records} + {slow_records} records are in the broker; {failures} and {slow_failures} "
@@ -626,7 +683,7 @@ def main():
                     "shutdownTimeoutSeconds": 10}
 
         runs = {"switchyard": [], "python": [], "pythonSystemLibrdkafka": [], "kcat": [], "floor": [],
-                "slowPartition": [], "slowKey": []}
+                "slowPartition": [], "slowKey": [], "stormSwitchyard": [], "stormPython": []}
         ordering_supported = None
         peers = ["switchyard", "python", "kcat", "floor"] + (["pythonSystemLibrdkafka"] if system_python else [])
         for round_ in range(1, rounds + 1):
@@ -672,6 +729,22 @@ def main():
                 log(f"round {round_}: {handler_ms} ms handler, ordering {ordering}: steady "
                     f"{fmt_rate(r.get('steadyRate'))}/s, start->all {fmt_rate(r.get('startRate'))}/s"
                     + (f"  ({r['error']})" if r.get("error") else ""))
+            if storm_records > 0:
+                # Alternating which goes first, as above.
+                for peer in (("stormSwitchyard", "stormPython") if round_ % 2 else ("stormPython", "stormSwitchyard")):
+                    label = f"{peer}-r{round_}"
+                    if peer == "stormSwitchyard":
+                        cfg = worker_config(storm_topic, group=f"bench-{label}-{os.getpid()}")
+                        r = run_worker(out, label, [os.path.join(WORKER_BIN, "switchyard"), "consume", "--config", "{config}"],
+                                       cfg, storm_topic, storm_records, storm_records, timeout, poll, fine_poll)
+                    else:
+                        r = run_python_peer(out, label, brokers, storm_topic, "feeds.storm.dlq", storm_records, timeout)
+                        if not r.get("error") and r.get("deadLetters") != storm_records:
+                            r["error"] = f"{r.get('deadLetters')} dead letters, expected {storm_records} (every record)"
+                    runs[peer].append(r)
+                    log(f"round {round_}: dead-letter storm, {'switchyard' if peer == 'stormSwitchyard' else 'python'}: "
+                        f"steady {fmt_rate(r.get('steadyRate'))}/s, CPU {fmt(r.get('cpuSeconds'), '.2f')} s"
+                        + (f"  ({r['error']})" if r.get("error") else ""))
     finally:
         broker.send_signal(signal.SIGTERM)
         reap(broker)
@@ -683,6 +756,7 @@ def main():
     machine = {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "loadAverage": os.getloadavg()}
     settings = {"records": records, "malformed": failures, "partitions": partitions, "rounds": rounds,
                 "slowRecords": slow_records, "slowMalformed": slow_failures, "handlerMilliseconds": handler_ms,
+                "stormRecords": storm_records,
                 "timeoutSeconds": timeout, "seed": seed, "compression": compression, "pollMilliseconds": poll * 1000, "finePollMilliseconds": fine_poll * 1000,
                 "orderingSupported": ordering_supported, "utilisation": utilisation, "catchupSeconds": catchup,
                 "pythonLibrdkafka": confluent_kafka.libversion()[0], "systemLibrdkafka": system_librdkafka(),
@@ -705,11 +779,11 @@ def report(out, runs, settings, machine):
     def ratio(a, b):
         return a / b if a is not None and b else None
 
-    def per_round(peer):
+    def per_round(peer, mine="switchyard"):
         """switchyard / peer for each round where both completed: the peers of a round run one after the other, so
         the machine's speed, which drifts between rounds (the C floor alone moves by 2x within one run), is
         about the same for both."""
-        pairs = zip(runs["switchyard"], runs.get(peer) or [])
+        pairs = zip(runs.get(mine) or [], runs.get(peer) or [])
         return [a["steadyRate"] / b["steadyRate"] for a, b in pairs
                 if has_completed(a, "steadyRate") and has_completed(b, "steadyRate") and b["steadyRate"]]
 
@@ -717,6 +791,8 @@ def report(out, runs, settings, machine):
         return statistics.median(values) if values else None
 
     paired = {peer: per_round(peer) for peer in ("python", "pythonSystemLibrdkafka")}
+    paired["stormPython"] = per_round("stormPython", mine="stormSwitchyard")
+    storm_sy, storm_py = summarize(runs.get("stormSwitchyard") or []), summarize(runs.get("stormPython") or [])
 
     print()
     print(f"worker benchmark: {records:,} feeds records ({failures} malformed), {partitions} partitions, "
@@ -745,7 +821,16 @@ def report(out, runs, settings, machine):
             shown = name + " (not measured: unsupported)"
         print(f"{shown:<56} {fmt_rate(s['steadyRate']):>10} {fmt_rate(s['startRate']):>13} "
               f"{fmt(s['cpuMicrosPerRecord'], '.2f'):>11} {fmt(s['peakRSSMiB'], '.1f'):>13} {'':>8} {fmt(s['deadLetters'], ','):>13}")
-    for name, s in rows + [("1 ms handler, partition", sp), ("1 ms handler, key", sk)]:
+    storm_rows = []
+    if storm_sy["rounds"]:
+        storm_records = settings.get("stormRecords")
+        storm_rows = [(f"dead-letter storm ({storm_records:,} records, all malformed): switchyard", storm_sy),
+                      ("dead-letter storm: Python peer", storm_py)]
+        for name, s in storm_rows:
+            print(f"{name:<56} {fmt_rate(s['steadyRate']):>10} {fmt_rate(s['startRate']):>13} "
+                  f"{fmt(s['cpuMicrosPerRecord'], '.2f'):>11} {fmt(s['peakRSSMiB'], '.1f'):>13} "
+                  f"{fmt(ratio(storm_sy['steadyRate'], s['steadyRate']), '.2f') + 'x':>8} {fmt(s['deadLetters'], ','):>13}")
+    for name, s in rows + [("1 ms handler, partition", sp), ("1 ms handler, key", sk)] + storm_rows:
         for e in s["errors"]:
             print(f"  {name}: {e}")
         if "partialStartRate" in s:
@@ -783,15 +868,26 @@ def report(out, runs, settings, machine):
         (f"{handler_ms} ms handler, partition: within 20% of {ideal:,.0f}/s", sp["steadyRate"],
          lambda v: abs(v - ideal) <= 0.2 * ideal, "/s"),
     ]
-    print()
-    print(f"{'target (issue 17)':<52} {'measured':>12}  result")
-    print("-" * 73)
     results = []
-    for name, value, check, unit in targets:
-        ok = value is not None and check(value)
-        shown = "-" if value is None else f"{value:,.0f}{unit}" if unit == "/s" else f"{value:.2f}{unit}"
-        print(f"{name:<52} {shown:>12}  {'PASS' if ok else 'FAIL'}")
-        results.append({"target": name, "value": value, "pass": ok})
+
+    def check_targets(title, targets):
+        print()
+        print(f"{title:<52} {'measured':>12}  result")
+        print("-" * 73)
+        for name, value, check, unit in targets:
+            ok = value is not None and check(value)
+            shown = "-" if value is None else f"{value:,.0f}{unit}" if unit == "/s" else f"{value:.2f}{unit}"
+            print(f"{name:<52} {shown:>12}  {'PASS' if ok else 'FAIL'}")
+            results.append({"target": name, "value": value, "pass": ok})
+
+    check_targets("target (issue 17)", targets)
+    if storm_sy["rounds"]:
+        if paired["stormPython"]:
+            print(f"dead-letter storm, switchyard / Python peer round by round: "
+                  f"{', '.join(f'{v:.2f}x' for v in paired['stormPython'])}")
+        check_targets("target (the brief: never slower than Python)", [
+            ("dead-letter storm: steady >= Python peer (median)", median_or_none(paired["stormPython"]),
+             lambda v: v >= 1.0, "x")])
 
     # K: the librdkafka floor (poll and read, nothing else) is what one consumer process reads from this broker;
     # kcat's rate is also its own output work, and the worker outruns it.
@@ -830,7 +926,9 @@ def report(out, runs, settings, machine):
                   "steadySwitchyardOverPythonByRound": paired["python"],
                   "steadySwitchyardOverPythonMedianOfRounds": median_or_none(paired["python"]),
                   "steadySwitchyardOverPythonSystemLibrdkafkaByRound": paired["pythonSystemLibrdkafka"],
-                  "steadySwitchyardOverPythonSystemLibrdkafkaMedianOfRounds": median_or_none(paired["pythonSystemLibrdkafka"])}
+                  "steadySwitchyardOverPythonSystemLibrdkafkaMedianOfRounds": median_or_none(paired["pythonSystemLibrdkafka"]),
+                  "stormSwitchyardOverPythonByRound": paired["stormPython"],
+                  "stormSwitchyardOverPythonMedianOfRounds": median_or_none(paired["stormPython"])}
         json.dump({"machine": machine, "settings": settings, "summary": summary, "ratios": ratios, "targets": results,
                    "capacity": cap, "runs": runs}, f, indent=2)
     print(f"\nresults: {path}")

@@ -40,6 +40,7 @@ import json
 import os
 import sys
 import time
+from collections import deque
 from datetime import datetime, timezone
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -75,9 +76,13 @@ def main():
         "enable.idempotence": True,
     })
 
-    # Per partition: offsets of records whose dead letter is not acknowledged yet (in order), and the
-    # next offset after the last record handled. The stored offset is the completion watermark.
+    # Per partition: offsets of dead-lettered records in offset order, the acknowledged ones among them, and the
+    # next offset after the last record handled. The stored offset is the completion watermark: the first
+    # offset in `pending` not acknowledged yet, else `next_offset`. Acknowledged offsets leave the front of
+    # `pending` as the watermark passes them, so each costs O(1) however many are in flight (a list searched
+    # and emptied one offset at a time made a dead-letter storm quadratic).
     pending = {}
+    acknowledged = {}
     next_offset = {}
     stored = {}
     counts = {"handled": 0, "decoded": 0, "unknown": 0, "deadLettered": 0, "deadLetterErrors": 0}
@@ -87,8 +92,10 @@ def main():
     retry = []
 
     def watermark(partition):
-        waiting = pending.get(partition)
-        return min(waiting) if waiting else next_offset[partition]
+        waiting, done = pending.get(partition), acknowledged.get(partition)
+        while waiting and waiting[0] in done:
+            done.remove(waiting.popleft())
+        return waiting[0] if waiting else next_offset[partition]
 
     def store(partition):
         offset = watermark(partition)
@@ -138,30 +145,29 @@ def main():
             if err is not None:
                 # Not durable: produce it again (the offset stays held back meanwhile).
                 counts["deadLetterErrors"] += 1
-                retry.append((record, kind, path, message))
+                retry.append(send)
                 return
             counts["deadLettered"] += 1
-            waiting = pending[partition]
-            waiting.remove(offset)
+            acknowledged[partition].add(offset)
             store(partition)
 
-        pending.setdefault(partition, []).append(offset)
-        while True:
-            try:
-                producer.produce(dlq_topic, key=record.key(), value=record.value(), headers=headers, on_delivery=delivered)
-                break
-            except BufferError:
-                producer.poll(0.01)
-        in_flight[0] += 1
+        def send():
+            while True:
+                try:
+                    producer.produce(dlq_topic, key=record.key(), value=record.value(), headers=headers,
+                                     on_delivery=delivered)
+                    break
+                except BufferError:
+                    producer.poll(0.01)
+            in_flight[0] += 1
 
-    def resend(record, kind, path, message):
-        partition, offset = record.partition(), record.offset()
-        pending[partition].remove(offset)
-        dead_letter(record, kind, path, message)
+        pending.setdefault(partition, deque()).append(offset)
+        acknowledged.setdefault(partition, set())
+        send()
 
     while counts["handled"] < expected or in_flight[0] > 0 or retry:
         while retry:
-            resend(*retry.pop())
+            retry.pop()()
         if counts["handled"] >= expected:
             producer.poll(0.001)  # only delivery reports left to wait for
             continue

@@ -103,7 +103,7 @@ def main():
     partitions = 6
     broker, brokers = bw.start_broker(out, [("feeds", partitions), ("feeds.dlq", partitions)])
     try:
-        bw.produce_corpus(brokers, records, partitions, seed, [("feeds", records)], "lz4")
+        bw.produce_corpus(brokers, bw.corpus_entries(records, partitions, seed), [("feeds", records)], "lz4")
         bw.verify_watermarks(brokers, "feeds", records, partitions)
         dead_letters = bw.expected_failures(out, records, seed)
         rows = []
