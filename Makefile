@@ -40,7 +40,7 @@ bench: deps
 	scripts/bench-worker.sh
 
 ## make bench-worker: `switchyard consume` end to end on `switchyard broker` against a Python consumer
-## (confluent-kafka + msgspec) and kcat -C, plus the 1 ms handler case; .build/bench/worker.json.
+## (confluent-kafka + msgspec) and kcat -C, plus the 1 ms handler case and a dead-letter storm; .build/bench/worker.json.
 ## Knobs: BENCH_WORKER_RECORDS, BENCH_WORKER_ROUNDS, BENCH_WORKER_TIMEOUT, … (scripts/bench_worker.py).
 bench-worker: deps
 	$(SWIFT) build -c release

@@ -3,13 +3,15 @@
 # (confluent-kafka + msgspec, the same at-least-once work), `kcat -C` (the transport floor) and a C consumer
 # that only polls (switchyard-bench-floor: what librdkafka alone costs), on the same
 # seeded feeds records in one `switchyard broker`, in alternating rounds; the 1 ms handler case for
-# `ordering: partition` and `ordering: key`. Prints the table, the targets and the capacity table
+# `ordering: partition` and `ordering: key`; a dead-letter storm (every record malformed) for the worker and the
+# Python peer. Prints the table, the targets and the capacity table
 # (docs/capacity.md) and writes .build/bench/worker.json.
 #
 # Environment: BENCH_WORKER_RECORDS (default 200000, issue 17's; the mock broker keeps about 5 MB per partition
 # of produced bytes, and the script checks the watermarks before measuring), BENCH_WORKER_COMPRESSION (lz4: what
 # fits 200,000 records into 6 partitions), BENCH_WORKER_PARTITIONS (6), BENCH_WORKER_ROUNDS (3),
-# BENCH_WORKER_SLOW_RECORDS (6000), BENCH_WORKER_HANDLER_MS (1), BENCH_WORKER_TIMEOUT (120 s per run),
+# BENCH_WORKER_SLOW_RECORDS (6000), BENCH_WORKER_HANDLER_MS (1), BENCH_WORKER_STORM_RECORDS (a tenth of the
+# records: the dead-letter storm, every record malformed; 0 leaves it out), BENCH_WORKER_TIMEOUT (120 s per run),
 # BENCH_WORKER_SEED (17), BENCH_WORKER_POLL_MS (20), BENCH_CAPACITY_UTILISATION (0.7),
 # BENCH_CAPACITY_CATCHUP_SECONDS (5), BENCH_WORKER_SYSTEM_RDKAFKA (1: also a Python peer on the system
 # librdkafka). All are described in scripts/bench_worker.py.
