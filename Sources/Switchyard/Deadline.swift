@@ -23,10 +23,13 @@ func race<T: Sendable>(_ watch: DeadlineWatch, _ body: @escaping @Sendable () as
     }
 }
 
-/// ``race(_:_:)`` with a fixed deadline and a body that does not throw.
-func raceDeadline(_ deadline: ContinuousClock.Instant, _ body: @escaping @Sendable () async -> Void) async -> Void? {
-    let watch = DeadlineWatch()
+/// ``race(_:_:)`` with a fixed deadline (on a watch of its own, `watch` for a test) and a body that does not throw.
+func raceDeadline(
+    _ deadline: ContinuousClock.Instant, watch: DeadlineWatch = DeadlineWatch(), _ body: @escaping @Sendable () async -> Void
+) async -> Void? {
     watch.arm(at: deadline)
+    // The race may end long before the deadline; the watch's task must not sleep on until it.
+    defer { watch.stop() }
     do {
         return try await race(watch) { await body() }
     } catch {
@@ -46,6 +49,8 @@ final class DeadlineWatch: Sendable {
     private struct State {
         var deadline: ContinuousClock.Instant?
         var passed = false
+        var watching = false
+        var sleeper: Task<Void, Never>?
         var nextToken = 0
         var waiting: [Int: @Sendable () -> Void] = [:]
     }
@@ -56,21 +61,35 @@ final class DeadlineWatch: Sendable {
 
     /// Sets the deadline and starts the task that waits for it. The first call wins; later ones change nothing.
     func arm(at deadline: ContinuousClock.Instant) {
-        let isFirst = state.withLock { state -> Bool in
-            guard state.deadline == nil else { return false }
+        state.withLock { state in
+            guard state.deadline == nil, !state.passed else { return }
             state.deadline = deadline
-            return true
-        }
-        guard isFirst else { return }
-        Task { [self] in
-            do {
-                try await Task.sleep(until: deadline, clock: .continuous)
-            } catch {
-                // Nothing cancels this task; were it cancelled, ending the races early is the safe side.
+            state.watching = true
+            // Kept under the lock, so that a stop() that comes before the task has started still finds it.
+            state.sleeper = Task { [self] in
+                do {
+                    try await Task.sleep(until: deadline, clock: .continuous)
+                } catch {
+                    // Cancelled by stop(): the deadline counts as passed from now on.
+                }
+                expire()
+                self.state.withLock { $0.watching = false }
             }
-            expire()
         }
     }
+
+    /// Ends the watch now, as if the deadline had passed: its task stops sleeping, what is registered expires
+    /// and what registers later expires at once. For a watch whose races are all over (``raceDeadline``).
+    func stop() {
+        let sleeper = state.withLock { state -> Task<Void, Never>? in
+            defer { state.sleeper = nil }
+            return state.sleeper
+        }
+        if let sleeper { sleeper.cancel() } else { expire() }
+    }
+
+    /// Whether a task is waiting for the deadline.
+    var isWatching: Bool { state.withLock { $0.watching } }
 
     /// The deadline, once armed.
     var deadline: ContinuousClock.Instant? { state.withLock { $0.deadline } }

@@ -43,4 +43,18 @@ import Testing
         // Once the deadline passed, a race ends at once.
         #expect(try await race(watch) { try await Task.sleep(for: .seconds(60)); return 2 } == nil)
     }
+
+    /// A shutdown step's race against a fixed deadline leaves nothing behind when it ends early: until session 19
+    /// its watch's task slept on until the deadline (up to the shutdown timeout) after the step had finished.
+    @Test func aFixedDeadlineRaceStopsItsWatchWhenItEnds() async throws {
+        let watch = DeadlineWatch()
+        #expect(await raceDeadline(.now + .seconds(3600), watch: watch) {} != nil)
+        let start = ContinuousClock.now
+        while watch.isWatching, ContinuousClock.now - start < .seconds(10) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(!watch.isWatching)
+        // Stopped is passed: a race that starts against it ends at once.
+        #expect(try await race(watch) { try await Task.sleep(for: .seconds(60)); return 1 } == nil)
+    }
 }
