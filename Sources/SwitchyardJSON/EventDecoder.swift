@@ -164,19 +164,19 @@ public struct EventDecoder<Catalog: EventCatalog> {
         bytes.withUnsafeBytes { decode($0) }
     }
 
-    /// The tag of a record whose decode failed, if the JSON is valid and the tag is a string.
+    /// The tag of a record whose decode failed, if the JSON is valid and the tag is a string. Read with the
+    /// workspace that failed (the decode is over), not a new one: a dead-letter storm runs this per record.
     private func readableTag(_ bytes: UnsafeRawBufferPointer) -> String? {
-        var tape = workspace.tape
         // A partial tape (the reader stopped) has an unclosed root. Duplicate keys stop the reader
         // while the tag may still be readable: read again without that rule.
-        if tape.count == 0 || tape[0].next != UInt32(tape.count) {
+        if workspace.tape.count == 0 || workspace.tape[0].next != UInt32(workspace.tape.count) {
             var lenient = decoder.readerOptions
             lenient.rejectDuplicateKeys = false
-            do { try JSONReader(options: lenient).parse(bytes, into: &tape) } catch { return nil }
+            do { try JSONReader(options: lenient).parse(bytes, into: &workspace.tape) } catch { return nil }
         }
-        guard tape[0].kind == .object else { return nil }
-        return DecodingWorkspace.withState(bytes: bytes, tape: tape) { state in
-            guard let v = state.find(Catalog.tagKey, in: 0), tape[v].kind == .string else { return nil }
+        guard workspace.tape[0].kind == .object else { return nil }
+        return workspace.withState(bytes: bytes) { state in
+            guard let v = state.find(Catalog.tagKey, in: 0), state.nodes[v].kind == .string else { return nil }
             return state.string(at: v)
         }
     }
