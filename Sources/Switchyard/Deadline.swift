@@ -73,7 +73,10 @@ final class DeadlineWatch: Sendable {
                     // Cancelled by stop(): the deadline counts as passed from now on.
                 }
                 expire()
-                self.state.withLock { $0.watching = false }
+                self.state.withLock {
+                    $0.watching = false
+                    $0.sleeper = nil
+                }
             }
         }
     }
