@@ -49,7 +49,7 @@ final class DeadlineWatch: Sendable {
     private struct State {
         var deadline: ContinuousClock.Instant?
         var passed = false
-        var watching = false
+        /// The task that waits for the deadline, while it runs.
         var sleeper: Task<Void, Never>?
         var nextToken = 0
         var waiting: [Int: @Sendable () -> Void] = [:]
@@ -64,8 +64,8 @@ final class DeadlineWatch: Sendable {
         state.withLock { state in
             guard state.deadline == nil, !state.passed else { return }
             state.deadline = deadline
-            state.watching = true
-            // Kept under the lock, so that a stop() that comes before the task has started still finds it.
+            // Kept under the lock, so that a stop() that comes before the task has started still finds it, and
+            // the task's own clearing of it (under the lock too) comes after.
             state.sleeper = Task { [self] in
                 do {
                     try await Task.sleep(until: deadline, clock: .continuous)
@@ -73,10 +73,7 @@ final class DeadlineWatch: Sendable {
                     // Cancelled by stop(): the deadline counts as passed from now on.
                 }
                 expire()
-                self.state.withLock {
-                    $0.watching = false
-                    $0.sleeper = nil
-                }
+                self.state.withLock { $0.sleeper = nil }
             }
         }
     }
@@ -84,15 +81,11 @@ final class DeadlineWatch: Sendable {
     /// Ends the watch now, as if the deadline had passed: its task stops sleeping, what is registered expires
     /// and what registers later expires at once. For a watch whose races are all over (``raceDeadline``).
     func stop() {
-        let sleeper = state.withLock { state -> Task<Void, Never>? in
-            defer { state.sleeper = nil }
-            return state.sleeper
-        }
-        if let sleeper { sleeper.cancel() } else { expire() }
+        if let sleeper = state.withLock({ $0.sleeper }) { sleeper.cancel() } else { expire() }
     }
 
     /// Whether a task is waiting for the deadline.
-    var isWatching: Bool { state.withLock { $0.watching } }
+    var isWatching: Bool { state.withLock { $0.sleeper != nil } }
 
     /// The deadline, once armed.
     var deadline: ContinuousClock.Instant? { state.withLock { $0.deadline } }
