@@ -9,7 +9,7 @@ ifdef CI
 SWIFT_FLAGS += -Xswiftc -warnings-as-errors
 endif
 
-.PHONY: deps build test deploy-test demo bench bench-worker worker-instructions fuzz adversarial hardening clean
+.PHONY: deps build test conformance deploy-test demo bench bench-worker worker-instructions fuzz adversarial hardening clean
 
 deps:
 	@scripts/install-deps.sh
@@ -20,9 +20,15 @@ build: deps
 ## make test: build, then every test suite (unit, contract, CLI, integration on the embedded broker).
 test: build
 	$(SWIFT) test $(SWIFT_FLAGS) $(SWIFT_TEST_FLAGS)
+	scripts/codegen_conformance.py
 	scripts/contract-tests.sh
 	scripts/deploy-tests.sh
 	scripts/example-tests.sh
+
+## make conformance: the code generator's corpus (Tests/CodegenConformance): every schema it accepts is generated,
+## compiled (warnings are errors) and checked on its records; every schema it refuses, refused with the expected error.
+conformance: build
+	scripts/codegen_conformance.py
 
 ## make deploy-test: config schema, Dockerfile, Kubernetes manifests, alerts and dashboard, offline.
 deploy-test: deps

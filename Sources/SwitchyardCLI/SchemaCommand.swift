@@ -135,6 +135,10 @@ struct SchemaCommand: Command {
             return try SchemaSnapshot.read(try source.catalogEntries(policy: policy), readFile: source.readFile)
         } catch let error as CodegenError {
             throw CommandError(.dataError, "\(side) schemas (\(source.label)): \(error)")
+        } catch let errors as CodegenErrors where errors.errors.count == 1 {
+            throw CommandError(.dataError, "\(side) schemas (\(source.label)): \(errors.errors[0])")
+        } catch let errors as CodegenErrors {
+            throw CommandError(.dataError, "\(side) schemas (\(source.label)), \(errors.errors.count) errors:\n" + errors.errors.map { "  \($0)" }.joined(separator: "\n"))
         }
     }
 }

@@ -87,32 +87,52 @@ public struct Generator {
     }
 
     /// Every output file's name and contents, in ``CodegenConfiguration/outputFileNames`` order.
+    ///
+    /// - Throws: ``CodegenErrors`` with every error of every catalog.
     public func generate() throws -> [(name: String, contents: String)] {
         var reader = SchemaReader(readFile: readFile)
-        var catalogs: [CatalogModel] = []
+        var read: [CatalogModel] = []
         for entry in configuration.catalogs {
-            catalogs.append(try reader.readCatalog(name: entry.name, schemaFile: entry.schema, swiftName: entry.swiftName, policy: entry.policy))
+            read.append(try reader.readCatalog(name: entry.name, schemaFile: entry.schema, swiftName: entry.swiftName, policy: entry.policy))
         }
+        try reader.finish()
+        let catalogs = read.map { reader.qualified($0) }
         let several = catalogs.count > 1
+        var emitter = SwiftEmitter()
+        var nested: [String: [String]] = [:]
+        var topLevel: [String: [String]] = [:]
+        for key in reader.typeOrder {
+            guard let name = reader.qualifiedNames[key], let type = reader.types[key] else { continue }
+            emitter.types[name] = type
+            if let parent = reader.enclosing[key], let parentName = reader.qualifiedNames[parent] {
+                nested[parentName, default: []].append(name)
+            } else {
+                topLevel[String(name[..<name.lastIndex(of: ".")!]), default: []].append(name)
+            }
+        }
+        emitter.nested = nested
+        // Every type of a namespace with what it declares, in the order met.
+        func all(_ names: [String]) -> [String] { names.flatMap { [$0] + all(nested[$0] ?? []) } }
         var files: [(String, String)] = []
         for catalog in catalogs {
-            // Types whose only user is this catalog; with one catalog, every type.
-            let own = reader.typeOrder.filter { !several || reader.usedBy[$0] == [catalog.name] }.compactMap { reader.types[$0] }
             let source = Self.file(
                 header: "from \(catalog.location.file) (catalog \"\(catalog.name)\", \(catalog.policy.rawValue))",
-                types: own, catalog: catalog)
+                namespace: catalog.swiftName, declareNamespace: false, top: topLevel[catalog.swiftName] ?? [], all: all(topLevel[catalog.swiftName] ?? []),
+                catalog: catalog, emitter: emitter)
             files.append(("\(catalog.swiftName).swift", source))
         }
         if several {
-            let shared = reader.typeOrder.filter { (reader.usedBy[$0]?.count ?? 0) > 1 }.compactMap { reader.types[$0] }
+            let shared = topLevel[SchemaReader.sharedNamespace] ?? []
             let sources = configuration.catalogs.map(\.schema).joined(separator: ", ")
-            files.append((CodegenConfiguration.sharedFileName, Self.file(header: "from \(sources) (types used by more than one catalog)", types: shared, catalog: nil)))
+            files.append((CodegenConfiguration.sharedFileName, Self.file(
+                header: "from \(sources) (types used by more than one catalog)", namespace: SchemaReader.sharedNamespace, declareNamespace: true,
+                top: shared, all: all(shared), catalog: nil, emitter: emitter)))
         }
         return files
     }
 
-    static func file(header: String, types: [TypeModel], catalog: CatalogModel?) -> String {
-        var w = SwiftEmitter()
+    static func file(header: String, namespace: String, declareNamespace: Bool, top: [String], all: [String], catalog: CatalogModel?, emitter: SwiftEmitter) -> String {
+        var w = emitter
         w.line("// DO NOT EDIT.")
         w.line("// swift-format-ignore-file")
         w.line("//")
@@ -120,23 +140,31 @@ public struct Generator {
         w.line("// Change the schemas and generate again (the SwitchyardCodegen plugin, or `swift package generate-catalogs`).")
         w.line()
         w.line("import SwitchyardJSON")
-        // Open enums first, then structs in the order they were met, then the catalog.
-        let ordered = types.filter { if case .openEnum = $0 { true } else { false } } + types.filter { if case .structure = $0 { true } else { false } }
-        for type in ordered {
+        if declareNamespace {
             w.line()
-            w.declare(type)
+            w.line("/// The types that more than one catalog uses.")
+            w.line("public enum \(namespace) {}")
+        }
+        if !top.isEmpty {
+            w.line()
+            w.block("extension \(namespace)") { w in
+                for (index, name) in top.enumerated() {
+                    if index > 0 { w.line() }
+                    w.declare(name)
+                }
+            }
         }
         if let catalog {
             w.line()
             w.declareCatalog(catalog)
         }
-        if !ordered.isEmpty || catalog != nil {
+        if !all.isEmpty || catalog != nil {
             w.line()
             w.line("// MARK: - Code below here is support for the Switchyard runtime")
         }
-        for type in ordered {
+        for name in all {
             w.line()
-            w.support(type)
+            w.support(name)
         }
         if let catalog {
             w.line()

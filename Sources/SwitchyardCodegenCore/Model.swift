@@ -20,6 +20,17 @@ public struct CodegenError: Error, CustomStringConvertible, Equatable {
     public var description: String { "\(file):\(pointer): \(message)" }
 }
 
+/// Every generation error of one run, in the order they were found (a compiler reports them all).
+public struct CodegenErrors: Error, CustomStringConvertible {
+    public var errors: [CodegenError]
+
+    public init(_ errors: [CodegenError]) {
+        self.errors = errors
+    }
+
+    public var description: String { errors.map(\.description).joined(separator: "\n") }
+}
+
 /// Where a schema sits: its file (as named relative to the target) and a JSON pointer into it.
 public struct SchemaLocation: Hashable, Sendable, CustomStringConvertible {
     public var file: String
@@ -69,7 +80,8 @@ public struct EventEntry: Sendable {
     public var tag: String
     /// The enum case (`captured`).
     public var caseName: String
-    /// The payload type: a generated struct, or a hand-written one (`x-swift-type`).
+    /// The payload type: a generated struct (qualified, `PaymentEvent.PaymentCaptured`), or a hand-written one
+    /// (`x-swift-type`).
     public var swiftType: String
     /// Whether the payload is written by hand (then it must conform to `Event` and `FastCodable`).
     public var isHandWritten: Bool
@@ -79,17 +91,24 @@ public struct EventEntry: Sendable {
 public indirect enum FieldType: Sendable, Equatable {
     /// A string; `identifier` when it must not be empty (`minLength: 1`).
     case string(identifier: Bool)
-    /// An integer of the given Swift type (`Int`, `Int64`, `Int32`) and schema range.
+    /// An integer of the given Swift type (`Int`, `Int64`, `Int32`, `UInt64`) and schema range.
     case integer(swiftType: String, minimum: String?, maximum: String?)
+    /// A number, kept as its exact decimal text (`ExactNumber`).
     case number
     case boolean
     /// `format: date-time`.
     case timestamp
-    /// A generated struct.
+    /// A generated struct (its qualified name).
     case object(String)
-    /// A generated open enum.
+    /// A generated open enum (its qualified name).
     case openEnum(String)
+    /// A generated union enum (its qualified name): `oneOf`/`anyOf` of tagged objects or of JSON types.
+    case union(String)
     case array(FieldType)
+    /// An object used as a map (`additionalProperties` with a schema): `JSONMap<Value>`.
+    case map(FieldType)
+    /// Any JSON value, kept verbatim (`{}`, `true`, an object without `properties`): `RawJSON`.
+    case raw
     /// A hand-written type (`x-swift-type`): Codable, Sendable, Hashable and FastCodable.
     case custom(String)
 
@@ -98,11 +117,13 @@ public indirect enum FieldType: Sendable, Equatable {
         switch self {
         case .string: "String"
         case .integer(let t, _, _): t
-        case .number: "Double"
+        case .number: "ExactNumber"
         case .boolean: "Bool"
         case .timestamp: "Timestamp"
-        case .object(let t), .openEnum(let t), .custom(let t): t
+        case .object(let t), .openEnum(let t), .union(let t), .custom(let t): t
         case .array(let e): "[\(e.swiftType)]"
+        case .map(let e): "JSONMap<\(e.swiftType)>"
+        case .raw: "RawJSON"
         }
     }
 }
@@ -110,28 +131,53 @@ public indirect enum FieldType: Sendable, Equatable {
 /// Whether a member must be present, has a default, or is optional (no default).
 public enum Presence: Sendable, Equatable {
     case required
+    /// Must be present, and may be `null` (`required` with `type: [T, "null"]`): kept apart from absent.
+    case requiredNullable
     /// Absent or `null` decodes as this value (Swift source), written out on re-encode.
     case defaulted(String)
     /// Absent stays absent, `null` stays `null`.
     case optional
 }
 
+/// A validation keyword on a member's value; a value that breaks it is `dataCorrupted` at the member.
+public enum Check: Sendable, Equatable {
+    case minLength(Int)
+    case maxLength(Int)
+    case pattern(String)
+    /// `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (JSON number text).
+    case minimum(String, exclusive: Bool)
+    case maximum(String, exclusive: Bool)
+    case multipleOf(String)
+    case minItems(Int)
+    case maxItems(Int)
+    case uniqueItems
+    /// `const` or `enum` (of non-strings): the value is one of these (JSON texts).
+    case oneOf([JSONValue])
+}
+
 /// One member of a struct.
 public struct Member: Sendable {
     /// The JSON name.
     public var jsonName: String
-    /// The Swift name.
+    /// The Swift name (escaped with backticks where it is a keyword).
     public var swiftName: String
     public var type: FieldType
     public var presence: Presence
     public var doc: String?
     public var location: SchemaLocation
+    /// The validation keywords on the value.
+    public var checks: [Check] = []
+    /// The `format` annotation, as written (kept in the documentation; the value is not checked).
+    public var format: String?
 
     /// Whether the member is stored as an `InlineString` (a string member; not an array element).
     var isInlineString: Bool {
         if case .string = type { return true }
         return false
     }
+
+    /// Whether the member is stored behind `Nullable`/`OptionalInlineString` (it may be absent or `null`).
+    var isNullable: Bool { presence == .optional || presence == .requiredNullable }
 }
 
 /// A generated struct: an event, a `$defs` object, or an inline object.
@@ -139,13 +185,17 @@ public struct StructModel: Sendable {
     public var swiftName: String
     public var doc: String?
     public var location: SchemaLocation
-    /// The tag, for an event.
+    /// The tag, for an event (or a union's variant: its discriminator's value).
     public var tag: String?
-    /// The catalog's tag key and enum, for an event.
-    public var catalogSwiftName: String?
+    /// The tag's key (`type`; a union's discriminator), for an event or a variant.
+    public var tagKey: String?
+    /// Whether the tag is a catalog's (an event) rather than a union's discriminator.
+    public var isEvent: Bool
+    /// Whether the event carries the shipped catalogs' envelope (`id`, `occurredAt`, `schemaVersion`),
+    /// read into the runtime's `Envelope`.
+    public var hasEnvelope: Bool
     /// The members after the envelope (for an event) in declaration order.
     public var members: [Member]
-    public var isEvent: Bool { tag != nil }
 }
 
 /// A generated open enum.
@@ -157,15 +207,32 @@ public struct OpenEnumModel: Sendable {
     public var values: [String]
 }
 
+/// A generated union: one case per branch.
+public struct UnionModel: Sendable {
+    public enum Branches: Sendable {
+        /// Objects selected by the string member `key` (a discriminator): tag → case name and variant struct.
+        case tagged(key: String, variants: [(tag: String, caseName: String, type: String)])
+        /// Values selected by their JSON type: each case holds one type.
+        case byJSONType([(caseName: String, type: FieldType)])
+    }
+
+    public var swiftName: String
+    public var doc: String?
+    public var location: SchemaLocation
+    public var branches: Branches
+}
+
 /// A generated type.
 public enum TypeModel: Sendable {
     case structure(StructModel)
     case openEnum(OpenEnumModel)
+    case union(UnionModel)
 
     public var swiftName: String {
         switch self {
         case .structure(let s): s.swiftName
         case .openEnum(let e): e.swiftName
+        case .union(let u): u.swiftName
         }
     }
 
@@ -173,6 +240,7 @@ public enum TypeModel: Sendable {
         switch self {
         case .structure(let s): s.location
         case .openEnum(let e): e.location
+        case .union(let u): u.location
         }
     }
 }

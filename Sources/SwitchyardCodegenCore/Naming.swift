@@ -10,13 +10,14 @@ enum Naming {
     ]
 
     /// Splits a name into words at non-alphanumerics and lower-to-upper changes: `payment.captured`,
-    /// `bank_transfer`, `expMonth` → [payment, captured], [bank, transfer], [exp, Month].
+    /// `bank_transfer`, `expMonth` → [payment, captured], [bank, transfer], [exp, Month]. Letters and digits
+    /// of any script are word characters (`größe`, `商品名`).
     static func words(_ name: String) -> [String] {
         var words: [String] = []
         var current = ""
         var previousLower = false
         for c in name {
-            if !(c.isASCII && (c.isLetter || c.isNumber)) {
+            if !(c.isLetter || c.isNumber) {
                 if !current.isEmpty { words.append(current) }
                 current = ""
                 previousLower = false
@@ -33,23 +34,52 @@ enum Naming {
         return words
     }
 
+    /// A word as it goes inside a camel-case name: `PROGRESS` → `Progress`, `captured` → `Captured`.
+    static func capitalized(_ word: String) -> String {
+        let normalized = isAllCaps(word) ? word.lowercased() : word
+        return normalized.prefix(1).uppercased() + normalized.dropFirst()
+    }
+
+    static func isAllCaps(_ word: String) -> Bool {
+        word.contains(where: \.isUppercase) && !word.contains(where: \.isLowercase) && word.count > 1
+    }
+
     static func upperCamel(_ words: [String]) -> String {
-        words.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        words.map(capitalized).joined()
     }
 
     static func lowerCamel(_ words: [String]) -> String {
         guard let first = words.first else { return "" }
-        return first.prefix(1).lowercased() + first.dropFirst() + upperCamel(Array(words.dropFirst()))
+        let head = isAllCaps(first) ? first.lowercased() : first.prefix(1).lowercased() + first.dropFirst()
+        return head + upperCamel(Array(words.dropFirst()))
     }
 
-    /// `items` → `Item`, `OrderPlacedItems` → `OrderPlacedItem`; otherwise `…Element`.
-    static func singular(_ name: String) -> String {
-        name.count > 1 && name.hasSuffix("s") && !name.hasSuffix("ss") ? String(name.dropLast()) : name + "Element"
+    /// A member's Swift name for its JSON name: kept when it already is a lowerCamelCase identifier
+    /// (`paymentId`, `userID`; `_name` is `name_`), else camel-cased (`node_id` → `nodeId`, `ORDER-TOTAL` → `orderTotal`,
+    /// `größe` stays). Not escaped (see ``escaped(_:)``); `self`, which cannot be a member, is `self_`.
+    static func memberName(_ json: String) -> String {
+        var name: String
+        let body = json.drop { $0 == "_" }
+        if isIdentifier(json), !body.contains("_"), let first = body.first, !first.isUppercase {
+            // A leading underscore goes to the end: `_name` beside `name` would be its property wrapper's storage.
+            name = String(body) + String(repeating: "_", count: json.count - body.count)
+        } else {
+            name = lowerCamel(words(json))
+        }
+        if name.isEmpty { name = "_" + json.unicodeScalars.map { String($0.value, radix: 16) }.joined() }
+        if let first = name.first, first.isNumber { name = "_" + name }
+        if name == "self" { name = "self_" }
+        return name
+    }
+
+    /// A name as Swift source: keywords in backticks.
+    static func escaped(_ name: String) -> String {
+        keywords.contains(name) ? "`\(name)`" : name
     }
 
     static func isIdentifier(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic) else { return false }
-        return name.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil)) }
+        guard let first = name.first, first == "_" || first.isLetter else { return false }
+        return name.allSatisfy { $0 == "_" || $0.isLetter || $0.isNumber }
     }
 
     /// A type name for `x-swift-type`: identifiers joined by dots (`Module.Type`).
@@ -61,6 +91,7 @@ enum Naming {
     /// `3ds` → `_3ds`.
     static func caseName(_ value: String) -> String {
         var name = lowerCamel(words(value))
+        if name == "self" { name = "self_" }
         if name.isEmpty { name = "_" + String(value.unicodeScalars.map { String($0.value, radix: 16) }.joined()) }
         if let first = name.first, first.isNumber { name = "_" + name }
         return keywords.contains(name) ? "`\(name)`" : name

@@ -88,7 +88,9 @@ public struct RecordRules: Sendable {
             let pointer = member.location.description
             switch object[member.jsonName] {
             case nil:
-                if member.presence == .required { violations.append(Violation(pointer: pointer, kind: "keyNotFound", path: memberPath)) }
+                if member.presence == .required || member.presence == .requiredNullable {
+                    violations.append(Violation(pointer: pointer, kind: "keyNotFound", path: memberPath))
+                }
             case .null?:
                 if member.presence == .required { violations.append(Violation(pointer: pointer, kind: "valueNotFound", path: memberPath)) }
             case let value?:
@@ -126,7 +128,17 @@ public struct RecordRules: Sendable {
                     checkValue(item, element, pointer: pointer + "/items", path: "\(path)[\(index)]", into: &violations)
                 }
             }
-        case .custom:
+        case .map(let element):
+            guard let members = value.members else { return fail("typeMismatch") }
+            for (key, item) in members where element != .raw {
+                let itemPath = DiffContext.render(path, key)
+                if item == .null {
+                    violations.append(Violation(pointer: pointer + "/additionalProperties", kind: "valueNotFound", path: itemPath))
+                } else {
+                    checkValue(item, element, pointer: pointer + "/additionalProperties", path: itemPath, into: &violations)
+                }
+            }
+        case .custom, .raw, .union:
             break
         }
     }

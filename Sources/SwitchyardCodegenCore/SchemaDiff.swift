@@ -14,7 +14,7 @@
 /// The catalogs of one side of a comparison and every type they use, as ``SchemaReader`` reads them.
 public struct SchemaSnapshot: Sendable {
     public var catalogs: [CatalogModel]
-    /// Every generated type, by its Swift name (one type per name: the reader refuses two).
+    /// Every generated type, by its qualified Swift name (`PaymentEvent.Money`).
     public var types: [String: TypeModel]
     /// The pointer of each event's `oneOf` entry, by catalog name and tag (`payments.json#/oneOf/1`).
     public var entryPointers: [String: [String: String]]
@@ -41,9 +41,8 @@ public struct SchemaSnapshot: Sendable {
                 }
             }
         }
-        var types: [String: TypeModel] = [:]
-        for type in reader.types.values { types[type.swiftName] = type }
-        return SchemaSnapshot(catalogs: catalogs, types: types, entryPointers: pointers)
+        try reader.finish()
+        return SchemaSnapshot(catalogs: catalogs.map { reader.qualified($0) }, types: reader.typesByName, entryPointers: pointers)
     }
 
     /// The policy a catalog schema declares: lenient when its `oneOf` lists the unknown-events branch
@@ -337,7 +336,7 @@ struct Differ {
             let pointer = member.location.description
             guard let before = o.members.first(where: { $0.jsonName == member.jsonName }) else {
                 switch member.presence {
-                case .required:
+                case .required, .requiredNullable:
                     add(
                         pointer, .memberAddedRequired, "'\(member.jsonName)'", catalog: catalog, event: context.event, path: path,
                         backward: .breaking("rule 4", "old records lack `\(path)`: keyNotFound at `\(path)`, which \(context.outcome); a required member is never defaulted"),
@@ -378,8 +377,12 @@ struct Differ {
     mutating func comparePresence(_ o: Member, _ n: Member, path: String, pointer: String, _ context: DiffContext) {
         let catalog = context.catalog.name
         let lacking = Verdict.breaking("rule 4", "records without `\(path)` fail keyNotFound at `\(path)` on old builds, which \(context.outcome)")
-        switch (o.presence, n.presence) {
+        // Whether a required member may be null is the member's type, not its presence.
+        func presence(_ p: Presence) -> Presence { p == .requiredNullable ? .required : p }
+        switch (presence(o.presence), presence(n.presence)) {
         case (.required, .required), (.optional, .optional):
+            return
+        case (.requiredNullable, _), (_, .requiredNullable):
             return
         case (.defaulted(let a), .defaulted(let b)):
             guard Self.wireValue(a) != Self.wireValue(b) else { return }

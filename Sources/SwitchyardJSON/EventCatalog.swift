@@ -4,10 +4,15 @@ import Glibc
 import Darwin
 #endif
 
-/// One event type of a catalog: a `Codable` struct with the envelope fields and a wire tag.
+/// One event type of a catalog: a `Codable` struct and the tag that selects it on the wire.
 public protocol Event: Codable, Sendable {
-    /// The `type` tag that selects this event on the wire.
+    /// The tag that selects this event on the wire (the value of the catalog's ``EventCatalog/tagKey``).
     static var type: String { get }
+}
+
+/// An event that carries the envelope of Switchyard's shipped catalogs: `id`, `occurredAt` and
+/// `schemaVersion`, first after the tag. Other catalogs' events need not.
+public protocol EnvelopeEvent: Event {
     /// The envelope: identity, time, schema version.
     var envelope: Envelope { get }
 }
@@ -294,7 +299,7 @@ public struct Envelope: Codable, Sendable, Hashable {
     }
 }
 
-extension Event {
+extension EnvelopeEvent {
     public var id: String { envelope.id }
     public var occurredAt: Timestamp { envelope.occurredAt }
     public var schemaVersion: Int { envelope.schemaVersion }

@@ -1,7 +1,8 @@
 /// The exact JSON text of one value, kept byte for byte.
 ///
-/// Decoded by ``SwitchyardJSONDecoder`` from the input's bytes (for the root value: the whole input),
-/// and written back unchanged by ``CanonicalJSONEncoder``.
+/// Decoded by ``SwitchyardJSONDecoder`` from the input's bytes (for the root value: the whole input, byte
+/// for byte; for a member: its value without insignificant whitespace), and written back unchanged by
+/// ``CanonicalJSONEncoder``. A free-form member (`{}`, `true`, an object without `properties`) is one.
 public struct RawJSON: Codable, Sendable, Hashable {
     /// The bytes.
     public var bytes: [UInt8]
@@ -17,9 +18,13 @@ public struct RawJSON: Codable, Sendable, Hashable {
         }
         let state = decoder.state
         if decoder.node == 0 {
+            // A whole record (an unknown event): byte for byte.
             bytes = Array(UnsafeBufferPointer(start: state.base, count: state.byteCount))
         } else {
-            bytes = Array(state.text(at: decoder.node))
+            // A member's value: compact, as the fast path keeps it.
+            var compact: [UInt8] = []
+            JSONString.appendCompact(state.text(at: decoder.node), to: &compact)
+            bytes = compact
         }
     }
 

@@ -90,7 +90,7 @@ public struct Timestamp: Codable, Sendable, Hashable, Comparable, CustomStringCo
     }
 
     /// The placeholder a reader starts from: no text.
-    @inlinable static var unread: Timestamp { Timestamp(bytes: UnsafeBufferPointer(start: nil, count: 0), (0, 0, 0)) }
+    @inlinable public static var unread: Timestamp { Timestamp(bytes: UnsafeBufferPointer(start: nil, count: 0), (0, 0, 0)) }
 
     /// A timestamp from text that ``parse(_:)`` accepted.
     @usableFromInline init(bytes: UnsafeBufferPointer<UInt8>, _ parsed: (Int64, Int32, Int32)) {

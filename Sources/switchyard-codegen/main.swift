@@ -44,6 +44,12 @@ while let argument = arguments.popFirst() {
 }
 guard let config, let output else { fail("error: --config and --output-directory are required\nsee 'switchyard-codegen --help'", 64) }
 
+/// An error as a compiler writes it, its file named relative to where the configuration was given.
+func located(_ error: CodegenError) -> String {
+    let directory = config.contains("/") ? String(config[..<config.lastIndex(of: "/")!]) : ""
+    return "\(SchemaReader.join(directory, error.file)):\(error.pointer): error: \(error.message)"
+}
+
 let configURL = URL(fileURLWithPath: config)
 let root = configURL.deletingLastPathComponent()
 do {
@@ -68,10 +74,9 @@ do {
         fail("stale generated files (run the generator again):\n" + stale.map { "  " + $0 }.joined(separator: "\n"), 1)
     }
 } catch let error as CodegenError {
-    // Paths relative to the configuration's directory, as a compiler would name them.
-    let directory = config.contains("/") ? String(config[..<config.lastIndex(of: "/")!]) : ""
-    let file = SchemaReader.join(directory, error.file)
-    fail("\(file):\(error.pointer): error: \(error.message)", 65)
+    fail(located(error), 65)
+} catch let errors as CodegenErrors {
+    fail(errors.errors.map(located).joined(separator: "\n") + "\n\(errors.errors.count) error\(errors.errors.count == 1 ? "" : "s")", 65)
 } catch {
     fail("error: \(error)", 65)
 }

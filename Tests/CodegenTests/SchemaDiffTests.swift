@@ -103,13 +103,13 @@ let placedPointer = "events/order.placed.json#/properties"
         var new = Catalog.placed("")
         var files = new.files
         files["common.json"] = files["common.json"]!.replacing(#""id": {"type": "string", "minLength": 1}"#, with: #""id": {"type": "string", "minLength": 1, "default": "x"}"#)
-        let error = #expect(throws: CodegenError.self) {
+        let error = #expect(throws: CodegenErrors.self) {
             _ = try SchemaSnapshot.read([.init(name: "orders", schema: "orders.json", policy: .strict)]) { files[$0].map { Array($0.utf8) } }
         }
-        #expect(error?.description == "common.json:#/$defs/Envelope/properties/id: the identity 'id' is never defaulted (PRODUCT.md): remove its 'default'")
-        // An event's own identifier (minLength 1) cannot be defaulted either.
-        new = .placed(#""orderId": {"type": "string", "minLength": 1, "default": "x"}"#)
-        #expect(throws: CodegenError.self) { _ = try new.snapshot() }
+        #expect(error?.errors.map(\.description) == ["common.json:#/$defs/Envelope/properties/id: the identity 'id' is never defaulted (PRODUCT.md): remove its 'default'"])
+        // Nor is any required member.
+        new = .placed(#""orderId": {"type": "string", "minLength": 1, "default": "x"}"#, required: ["orderId"])
+        #expect(throws: CodegenErrors.self) { _ = try new.snapshot() }
     }
 
     @Test func aRequiredMemberRemovedBreaksOldBuilds() throws {
@@ -174,11 +174,11 @@ let placedPointer = "events/order.placed.json#/properties"
 
     @Test func integerToNumberWidensAndNumberToIntegerNarrows() throws {
         let widened = try change(#"{"type": "integer"}"#, #"{"type": "number"}"#)
-        #expect(widened.kind == .typeWidened && widened.detail == "Int → Double")
+        #expect(widened.kind == .typeWidened && widened.detail == "Int → ExactNumber")
         #expect(!widened.backward.isBreaking && widened.forward.isBreaking)
         #expect(widened.deployOrder?.hasPrefix("consumers before producers: a new record with a fraction in `n` fails on old builds: dataCorrupted at `n`") == true)
         let narrowed = try change(#"{"type": "number"}"#, #"{"type": "integer"}"#)
-        #expect(narrowed.kind == .typeNarrowed && narrowed.detail == "Double → Int")
+        #expect(narrowed.kind == .typeNarrowed && narrowed.detail == "ExactNumber → Int")
         #expect(narrowed.backward == .breaking("rule 5", "an old record with a fraction or an out-of-range `n` fails dataCorrupted at `n`, which halts the partition (strict `orders`)"))
         #expect(!narrowed.forward.isBreaking)
     }

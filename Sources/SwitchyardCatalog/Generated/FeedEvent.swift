@@ -6,119 +6,120 @@
 
 import SwitchyardJSON
 
-/// Who can see the post. Absent means public. Open enum: any string is accepted and kept verbatim;
-/// these are the values this build recognises.
-///
-/// - Remark: Generated from `../../Schemas/feeds/post.created.json#/properties/visibility`.
-public struct Visibility: OpenEnum {
-    public enum Known: String, CaseIterable, Sendable {
-        case `public`
-        case followers
-        case `private`
+extension FeedEvent {
+    /// A user published a post. Canonical field order: type, id, occurredAt, schemaVersion, then
+    /// postId, authorId, text, tags, visibility, mediaCount; then unknown fields in their original
+    /// order.
+    ///
+    /// - Remark: Generated from `../../Schemas/feeds/post.created.json#`.
+    public struct PostCreated: EnvelopeEvent, Hashable {
+        public static let type = "post.created"
+        public var envelope: Envelope
+        @InlineString public var postId: String
+        @InlineString public var authorId: String
+        @InlineString public var text: String
+        /// Absent means []. Default: [].
+        public var tags: [String]
+        /// Who can see the post. Absent means public. Open enum: any string is accepted and kept
+        /// verbatim; these are the values this build recognises. Default: "public".
+        public var visibility: FeedEvent.PostCreated.Visibility
+        /// Added in schemaVersion 2; v1 records lack it and decode as 0. Default: 0.
+        public var mediaCount: Int
+        /// Members a newer producer added, kept verbatim and written back after the known ones.
+        public var unknownFields = UnknownFields()
+
+        public init(
+            envelope: Envelope,
+            postId: String,
+            authorId: String,
+            text: String,
+            tags: [String] = [],
+            visibility: FeedEvent.PostCreated.Visibility = FeedEvent.PostCreated.Visibility(rawValue: "public"),
+            mediaCount: Int = 0
+        ) {
+            self.envelope = envelope
+            self.postId = postId
+            self.authorId = authorId
+            self.text = text
+            self.tags = tags
+            self.visibility = visibility
+            self.mediaCount = mediaCount
+        }
+
+        /// Who can see the post. Absent means public. Open enum: any string is accepted and kept
+        /// verbatim; these are the values this build recognises.
+        ///
+        /// - Remark: Generated from `../../Schemas/feeds/post.created.json#/properties/visibility`.
+        public struct Visibility: OpenEnum {
+            public enum Known: String, CaseIterable, Sendable {
+                case `public`
+                case followers
+                case `private`
+            }
+            @InlineString public var rawValue: String
+            public init(rawValue: String) { self.rawValue = rawValue }
+        }
     }
-    @InlineString public var rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-}
 
-/// A user published a post. Canonical field order: type, id, occurredAt, schemaVersion, then
-/// postId, authorId, text, tags, visibility, mediaCount; then unknown fields in their original
-/// order.
-///
-/// - Remark: Generated from `../../Schemas/feeds/post.created.json#`.
-public struct PostCreated: Event, Hashable {
-    public static let type = "post.created"
-    public var envelope: Envelope
-    @InlineString public var postId: String
-    @InlineString public var authorId: String
-    @InlineString public var text: String
-    /// Absent means []. Default: [].
-    public var tags: [String]
-    /// Who can see the post. Absent means public. Open enum: any string is accepted and kept
-    /// verbatim; these are the values this build recognises. Default: Visibility(rawValue:
-    /// "public").
-    public var visibility: Visibility
-    /// Added in schemaVersion 2; v1 records lack it and decode as 0. Default: 0.
-    public var mediaCount: Int
-    /// Members a newer producer added, kept verbatim and written back after the known ones.
-    public var unknownFields = UnknownFields()
+    /// A user liked a post. Canonical field order: type, id, occurredAt, schemaVersion, then
+    /// postId, userId; then unknown fields in their original order.
+    ///
+    /// - Remark: Generated from `../../Schemas/feeds/post.liked.json#`.
+    public struct PostLiked: EnvelopeEvent, Hashable {
+        public static let type = "post.liked"
+        public var envelope: Envelope
+        @InlineString public var postId: String
+        @InlineString public var userId: String
+        /// Members a newer producer added, kept verbatim and written back after the known ones.
+        public var unknownFields = UnknownFields()
 
-    public init(
-        envelope: Envelope,
-        postId: String,
-        authorId: String,
-        text: String,
-        tags: [String] = [],
-        visibility: Visibility = Visibility(rawValue: "public"),
-        mediaCount: Int = 0
-    ) {
-        self.envelope = envelope
-        self.postId = postId
-        self.authorId = authorId
-        self.text = text
-        self.tags = tags
-        self.visibility = visibility
-        self.mediaCount = mediaCount
+        public init(envelope: Envelope, postId: String, userId: String) {
+            self.envelope = envelope
+            self.postId = postId
+            self.userId = userId
+        }
     }
-}
 
-/// A user liked a post. Canonical field order: type, id, occurredAt, schemaVersion, then postId,
-/// userId; then unknown fields in their original order.
-///
-/// - Remark: Generated from `../../Schemas/feeds/post.liked.json#`.
-public struct PostLiked: Event, Hashable {
-    public static let type = "post.liked"
-    public var envelope: Envelope
-    @InlineString public var postId: String
-    @InlineString public var userId: String
-    /// Members a newer producer added, kept verbatim and written back after the known ones.
-    public var unknownFields = UnknownFields()
+    /// A user commented on a post. Canonical field order: type, id, occurredAt, schemaVersion, then
+    /// postId, commentId, authorId, text; then unknown fields in their original order.
+    ///
+    /// - Remark: Generated from `../../Schemas/feeds/comment.added.json#`.
+    public struct CommentAdded: EnvelopeEvent, Hashable {
+        public static let type = "comment.added"
+        public var envelope: Envelope
+        @InlineString public var postId: String
+        @InlineString public var commentId: String
+        @InlineString public var authorId: String
+        @InlineString public var text: String
+        /// Members a newer producer added, kept verbatim and written back after the known ones.
+        public var unknownFields = UnknownFields()
 
-    public init(envelope: Envelope, postId: String, userId: String) {
-        self.envelope = envelope
-        self.postId = postId
-        self.userId = userId
+        public init(envelope: Envelope, postId: String, commentId: String, authorId: String, text: String) {
+            self.envelope = envelope
+            self.postId = postId
+            self.commentId = commentId
+            self.authorId = authorId
+            self.text = text
+        }
     }
-}
 
-/// A user commented on a post. Canonical field order: type, id, occurredAt, schemaVersion, then
-/// postId, commentId, authorId, text; then unknown fields in their original order.
-///
-/// - Remark: Generated from `../../Schemas/feeds/comment.added.json#`.
-public struct CommentAdded: Event, Hashable {
-    public static let type = "comment.added"
-    public var envelope: Envelope
-    @InlineString public var postId: String
-    @InlineString public var commentId: String
-    @InlineString public var authorId: String
-    @InlineString public var text: String
-    /// Members a newer producer added, kept verbatim and written back after the known ones.
-    public var unknownFields = UnknownFields()
+    /// A user followed another user. Canonical field order: type, id, occurredAt, schemaVersion,
+    /// then followerId, followeeId; then unknown fields in their original order.
+    ///
+    /// - Remark: Generated from `../../Schemas/feeds/user.followed.json#`.
+    public struct UserFollowed: EnvelopeEvent, Hashable {
+        public static let type = "user.followed"
+        public var envelope: Envelope
+        @InlineString public var followerId: String
+        @InlineString public var followeeId: String
+        /// Members a newer producer added, kept verbatim and written back after the known ones.
+        public var unknownFields = UnknownFields()
 
-    public init(envelope: Envelope, postId: String, commentId: String, authorId: String, text: String) {
-        self.envelope = envelope
-        self.postId = postId
-        self.commentId = commentId
-        self.authorId = authorId
-        self.text = text
-    }
-}
-
-/// A user followed another user. Canonical field order: type, id, occurredAt, schemaVersion, then
-/// followerId, followeeId; then unknown fields in their original order.
-///
-/// - Remark: Generated from `../../Schemas/feeds/user.followed.json#`.
-public struct UserFollowed: Event, Hashable {
-    public static let type = "user.followed"
-    public var envelope: Envelope
-    @InlineString public var followerId: String
-    @InlineString public var followeeId: String
-    /// Members a newer producer added, kept verbatim and written back after the known ones.
-    public var unknownFields = UnknownFields()
-
-    public init(envelope: Envelope, followerId: String, followeeId: String) {
-        self.envelope = envelope
-        self.followerId = followerId
-        self.followeeId = followeeId
+        public init(envelope: Envelope, followerId: String, followeeId: String) {
+            self.envelope = envelope
+            self.followerId = followerId
+            self.followeeId = followeeId
+        }
     }
 }
 
@@ -129,69 +130,75 @@ public struct UserFollowed: Event, Hashable {
 ///
 /// - Remark: Generated from `../../Schemas/feeds.json#`.
 public indirect enum FeedEvent: EventCatalog, Hashable {
-    case postCreated(PostCreated)
-    case postLiked(PostLiked)
-    case commentAdded(CommentAdded)
-    case userFollowed(UserFollowed)
+    case postCreated(FeedEvent.PostCreated)
+    case postLiked(FeedEvent.PostLiked)
+    case commentAdded(FeedEvent.CommentAdded)
+    case userFollowed(FeedEvent.UserFollowed)
     case unknown(type: String, raw: RawJSON)
 }
 
 // MARK: - Code below here is support for the Switchyard runtime
 
-extension Visibility {
-    init(raw: InlineString) { _rawValue = raw }
-}
-
-extension PostCreated {
-    enum CodingKeys: String, EnvelopeCodingKey, CaseIterable { case id, occurredAt, schemaVersion, postId, authorId, text, tags, visibility, mediaCount }
+extension FeedEvent.PostCreated {
+    enum CodingKeys: String, EnvelopeCodingKey, CaseIterable {
+        case id
+        case occurredAt
+        case schemaVersion
+        case postId
+        case authorId
+        case text
+        case tags
+        case visibility
+        case mediaCount
+    }
 
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        envelope = try Envelope(from: c)
-        postId = try c.decode(String.self, forKey: .postId)
-        authorId = try c.decode(String.self, forKey: .authorId)
-        text = try c.decode(String.self, forKey: .text)
-        tags = try c.decodeIfPresent([String].self, forKey: .tags) ?? []
-        visibility = try c.decodeIfPresent(Visibility.self, forKey: .visibility) ?? Self.visibilityDefault
-        mediaCount = try c.decodeIfPresent(Int.self, forKey: .mediaCount, minimum: 0) ?? 0
-        unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.envelope = try Envelope(from: container)
+        self.postId = try container.decode(String.self, forKey: .postId)
+        self.authorId = try container.decode(String.self, forKey: .authorId)
+        self.text = try container.decode(String.self, forKey: .text)
+        self.tags = try container.decodeIfPresent([String].self, forKey: .tags) ?? []
+        self.visibility = try container.decodeIfPresent(FeedEvent.PostCreated.Visibility.self, forKey: .visibility) ?? Self.visibilityDefault
+        self.mediaCount = try container.decodeIfPresent(Int.self, forKey: .mediaCount, minimum: 0) ?? 0
+        self.unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try envelope.encode(to: &c)
-        try c.encode(postId, forKey: .postId)
-        try c.encode(authorId, forKey: .authorId)
-        try c.encode(text, forKey: .text)
-        try c.encode(tags, forKey: .tags)
-        try c.encode(visibility, forKey: .visibility)
-        try c.encode(mediaCount, forKey: .mediaCount)
-        try unknownFields.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try self.envelope.encode(to: &container)
+        try container.encode(self.postId, forKey: .postId)
+        try container.encode(self.authorId, forKey: .authorId)
+        try container.encode(self.text, forKey: .text)
+        try container.encode(self.tags, forKey: .tags)
+        try container.encode(self.visibility, forKey: .visibility)
+        try container.encode(self.mediaCount, forKey: .mediaCount)
+        try self.unknownFields.encode(to: encoder)
     }
 }
 
-extension PostCreated: FastCodable {
-    static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, type: type, optional: [.schemaVersion, .tags, .visibility, .mediaCount])
-    static let visibilityDefault = Visibility(rawValue: "public")
+extension FeedEvent.PostCreated: FastCodable {
+    static let fields = FieldTable(CodingKeys.self, tag: "type", type: type, optional: [.schemaVersion, .tags, .visibility, .mediaCount])
+    static let visibilityDefault = FeedEvent.PostCreated.Visibility(rawValue: "public")
 
     /// Every member at its placeholder or default.
     @inline(__always) public init(unread: Void) {
-        envelope = .unread
-        tags = []
-        visibility = Self.visibilityDefault
-        mediaCount = 0
+        self.envelope = .unread
+        self.tags = []
+        self.visibility = Self.visibilityDefault
+        self.mediaCount = 0
     }
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
-            case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
-            case .postId: _postId = try cursor.inlineString()
-            case .authorId: _authorId = try cursor.inlineString()
-            case .text: _text = try cursor.inlineString()
-            case .tags: tags = try cursor.null() ? [] : try cursor.strings()
-            case .visibility: visibility = try cursor.null() ? Self.visibilityDefault : Visibility(raw: try cursor.inlineString())
-            case .mediaCount: mediaCount = try cursor.null() ? 0 : try cursor.int(minimum: 0)
+            case .id, .occurredAt, .schemaVersion: try self.envelope.read(key, &cursor)
+            case .postId: self._postId = try cursor.inlineString()
+            case .authorId: self._authorId = try cursor.inlineString()
+            case .text: self._text = try cursor.inlineString()
+            case .tags: self.tags = try cursor.null() ? [] : try cursor.strings()
+            case .visibility: self.visibility = try cursor.null() ? Self.visibilityDefault : FeedEvent.PostCreated.Visibility(raw: try cursor.inlineString())
+            case .mediaCount: self.mediaCount = try cursor.null() ? 0 : try cursor.int(minimum: 0)
             }
         }
         var members = try cursor.beginObject(Self.fields)
@@ -218,7 +225,7 @@ extension PostCreated: FastCodable {
         while let key = try cursor.nextField(Self.fields, &members) {
             try memberValue(key, &cursor)
         }
-        unknownFields = members.unknown
+        self.unknownFields = members.unknown
     }
 
     public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
@@ -261,57 +268,61 @@ extension PostCreated: FastCodable {
 
     public func write(to writer: inout CanonicalWriter) {
         writer.beginEvent(Self.fields)
-        envelope.write(to: &writer)
+        self.envelope.write(to: &writer)
         writer.key("postId")
-        writer.string(_postId)
+        writer.string(self._postId)
         writer.key("authorId")
-        writer.string(_authorId)
+        writer.string(self._authorId)
         writer.key("text")
-        writer.string(_text)
+        writer.string(self._text)
         writer.key("tags")
-        writer.strings(tags)
+        writer.strings(self.tags)
         writer.key("visibility")
-        writer.string(visibility.$rawValue)
+        writer.string(self.visibility.$rawValue)
         writer.key("mediaCount")
-        writer.int(mediaCount)
-        writer.endObject(unknown: unknownFields)
+        writer.int(self.mediaCount)
+        writer.endObject(unknown: self.unknownFields)
     }
 }
 
-extension PostLiked {
+extension FeedEvent.PostCreated.Visibility {
+    init(raw: InlineString) { _rawValue = raw }
+}
+
+extension FeedEvent.PostLiked {
     enum CodingKeys: String, EnvelopeCodingKey, CaseIterable { case id, occurredAt, schemaVersion, postId, userId }
 
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        envelope = try Envelope(from: c)
-        postId = try c.decode(String.self, forKey: .postId)
-        userId = try c.decode(String.self, forKey: .userId)
-        unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.envelope = try Envelope(from: container)
+        self.postId = try container.decode(String.self, forKey: .postId)
+        self.userId = try container.decode(String.self, forKey: .userId)
+        self.unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try envelope.encode(to: &c)
-        try c.encode(postId, forKey: .postId)
-        try c.encode(userId, forKey: .userId)
-        try unknownFields.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try self.envelope.encode(to: &container)
+        try container.encode(self.postId, forKey: .postId)
+        try container.encode(self.userId, forKey: .userId)
+        try self.unknownFields.encode(to: encoder)
     }
 }
 
-extension PostLiked: FastCodable {
-    static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, type: type, optional: [.schemaVersion])
+extension FeedEvent.PostLiked: FastCodable {
+    static let fields = FieldTable(CodingKeys.self, tag: "type", type: type, optional: [.schemaVersion])
 
     /// Every member at its placeholder or default.
     @inline(__always) public init(unread: Void) {
-        envelope = .unread
+        self.envelope = .unread
     }
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
-            case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
-            case .postId: _postId = try cursor.inlineString()
-            case .userId: _userId = try cursor.inlineString()
+            case .id, .occurredAt, .schemaVersion: try self.envelope.read(key, &cursor)
+            case .postId: self._postId = try cursor.inlineString()
+            case .userId: self._userId = try cursor.inlineString()
             }
         }
         var members = try cursor.beginObject(Self.fields)
@@ -330,7 +341,7 @@ extension PostLiked: FastCodable {
         while let key = try cursor.nextField(Self.fields, &members) {
             try memberValue(key, &cursor)
         }
-        unknownFields = members.unknown
+        self.unknownFields = members.unknown
     }
 
     public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
@@ -361,55 +372,55 @@ extension PostLiked: FastCodable {
 
     public func write(to writer: inout CanonicalWriter) {
         writer.beginEvent(Self.fields)
-        envelope.write(to: &writer)
+        self.envelope.write(to: &writer)
         writer.key("postId")
-        writer.string(_postId)
+        writer.string(self._postId)
         writer.key("userId")
-        writer.string(_userId)
-        writer.endObject(unknown: unknownFields)
+        writer.string(self._userId)
+        writer.endObject(unknown: self.unknownFields)
     }
 }
 
-extension CommentAdded {
+extension FeedEvent.CommentAdded {
     enum CodingKeys: String, EnvelopeCodingKey, CaseIterable { case id, occurredAt, schemaVersion, postId, commentId, authorId, text }
 
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        envelope = try Envelope(from: c)
-        postId = try c.decode(String.self, forKey: .postId)
-        commentId = try c.decode(String.self, forKey: .commentId)
-        authorId = try c.decode(String.self, forKey: .authorId)
-        text = try c.decode(String.self, forKey: .text)
-        unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.envelope = try Envelope(from: container)
+        self.postId = try container.decode(String.self, forKey: .postId)
+        self.commentId = try container.decode(String.self, forKey: .commentId)
+        self.authorId = try container.decode(String.self, forKey: .authorId)
+        self.text = try container.decode(String.self, forKey: .text)
+        self.unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try envelope.encode(to: &c)
-        try c.encode(postId, forKey: .postId)
-        try c.encode(commentId, forKey: .commentId)
-        try c.encode(authorId, forKey: .authorId)
-        try c.encode(text, forKey: .text)
-        try unknownFields.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try self.envelope.encode(to: &container)
+        try container.encode(self.postId, forKey: .postId)
+        try container.encode(self.commentId, forKey: .commentId)
+        try container.encode(self.authorId, forKey: .authorId)
+        try container.encode(self.text, forKey: .text)
+        try self.unknownFields.encode(to: encoder)
     }
 }
 
-extension CommentAdded: FastCodable {
-    static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, type: type, optional: [.schemaVersion])
+extension FeedEvent.CommentAdded: FastCodable {
+    static let fields = FieldTable(CodingKeys.self, tag: "type", type: type, optional: [.schemaVersion])
 
     /// Every member at its placeholder or default.
     @inline(__always) public init(unread: Void) {
-        envelope = .unread
+        self.envelope = .unread
     }
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
-            case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
-            case .postId: _postId = try cursor.inlineString()
-            case .commentId: _commentId = try cursor.inlineString()
-            case .authorId: _authorId = try cursor.inlineString()
-            case .text: _text = try cursor.inlineString()
+            case .id, .occurredAt, .schemaVersion: try self.envelope.read(key, &cursor)
+            case .postId: self._postId = try cursor.inlineString()
+            case .commentId: self._commentId = try cursor.inlineString()
+            case .authorId: self._authorId = try cursor.inlineString()
+            case .text: self._text = try cursor.inlineString()
             }
         }
         var members = try cursor.beginObject(Self.fields)
@@ -432,7 +443,7 @@ extension CommentAdded: FastCodable {
         while let key = try cursor.nextField(Self.fields, &members) {
             try memberValue(key, &cursor)
         }
-        unknownFields = members.unknown
+        self.unknownFields = members.unknown
     }
 
     public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
@@ -469,53 +480,53 @@ extension CommentAdded: FastCodable {
 
     public func write(to writer: inout CanonicalWriter) {
         writer.beginEvent(Self.fields)
-        envelope.write(to: &writer)
+        self.envelope.write(to: &writer)
         writer.key("postId")
-        writer.string(_postId)
+        writer.string(self._postId)
         writer.key("commentId")
-        writer.string(_commentId)
+        writer.string(self._commentId)
         writer.key("authorId")
-        writer.string(_authorId)
+        writer.string(self._authorId)
         writer.key("text")
-        writer.string(_text)
-        writer.endObject(unknown: unknownFields)
+        writer.string(self._text)
+        writer.endObject(unknown: self.unknownFields)
     }
 }
 
-extension UserFollowed {
+extension FeedEvent.UserFollowed {
     enum CodingKeys: String, EnvelopeCodingKey, CaseIterable { case id, occurredAt, schemaVersion, followerId, followeeId }
 
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        envelope = try Envelope(from: c)
-        followerId = try c.decode(String.self, forKey: .followerId)
-        followeeId = try c.decode(String.self, forKey: .followeeId)
-        unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.envelope = try Envelope(from: container)
+        self.followerId = try container.decode(String.self, forKey: .followerId)
+        self.followeeId = try container.decode(String.self, forKey: .followeeId)
+        self.unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try envelope.encode(to: &c)
-        try c.encode(followerId, forKey: .followerId)
-        try c.encode(followeeId, forKey: .followeeId)
-        try unknownFields.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try self.envelope.encode(to: &container)
+        try container.encode(self.followerId, forKey: .followerId)
+        try container.encode(self.followeeId, forKey: .followeeId)
+        try self.unknownFields.encode(to: encoder)
     }
 }
 
-extension UserFollowed: FastCodable {
-    static let fields = FieldTable(CodingKeys.self, tag: FeedEvent.tagKey, type: type, optional: [.schemaVersion])
+extension FeedEvent.UserFollowed: FastCodable {
+    static let fields = FieldTable(CodingKeys.self, tag: "type", type: type, optional: [.schemaVersion])
 
     /// Every member at its placeholder or default.
     @inline(__always) public init(unread: Void) {
-        envelope = .unread
+        self.envelope = .unread
     }
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
-            case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
-            case .followerId: _followerId = try cursor.inlineString()
-            case .followeeId: _followeeId = try cursor.inlineString()
+            case .id, .occurredAt, .schemaVersion: try self.envelope.read(key, &cursor)
+            case .followerId: self._followerId = try cursor.inlineString()
+            case .followeeId: self._followeeId = try cursor.inlineString()
             }
         }
         var members = try cursor.beginObject(Self.fields)
@@ -534,7 +545,7 @@ extension UserFollowed: FastCodable {
         while let key = try cursor.nextField(Self.fields, &members) {
             try memberValue(key, &cursor)
         }
-        unknownFields = members.unknown
+        self.unknownFields = members.unknown
     }
 
     public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
@@ -565,12 +576,12 @@ extension UserFollowed: FastCodable {
 
     public func write(to writer: inout CanonicalWriter) {
         writer.beginEvent(Self.fields)
-        envelope.write(to: &writer)
+        self.envelope.write(to: &writer)
         writer.key("followerId")
-        writer.string(_followerId)
+        writer.string(self._followerId)
         writer.key("followeeId")
-        writer.string(_followeeId)
-        writer.endObject(unknown: unknownFields)
+        writer.string(self._followeeId)
+        writer.endObject(unknown: self.unknownFields)
     }
 }
 
@@ -578,10 +589,10 @@ extension FeedEvent {
     public static let name = "feeds"
     public static let defaultPolicy = TopicPolicy.lenient
     public static let eventTypes: [EventType<FeedEvent>] = [
-        EventType(PostCreated.self, FeedEvent.postCreated),
-        EventType(PostLiked.self, FeedEvent.postLiked),
-        EventType(CommentAdded.self, FeedEvent.commentAdded),
-        EventType(UserFollowed.self, FeedEvent.userFollowed),
+        EventType(FeedEvent.PostCreated.self, FeedEvent.postCreated),
+        EventType(FeedEvent.PostLiked.self, FeedEvent.postLiked),
+        EventType(FeedEvent.CommentAdded.self, FeedEvent.commentAdded),
+        EventType(FeedEvent.UserFollowed.self, FeedEvent.userFollowed),
     ]
 
     public var content: EventContent {

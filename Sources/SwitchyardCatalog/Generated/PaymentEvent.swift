@@ -6,205 +6,224 @@
 
 import SwitchyardJSON
 
-/// How the customer pays. Open enum: any string is accepted and kept verbatim; these are the values
-/// this build recognises.
-///
-/// - Remark: Generated from `../../Schemas/payments/payment.authorized.json#/properties/method`.
-public struct PaymentMethod: OpenEnum {
-    public enum Known: String, CaseIterable, Sendable {
-        case card
-        case bankTransfer = "bank_transfer"
-        case wallet
+extension PaymentEvent {
+    /// A payment was authorised by the issuer. Canonical field order: type, id, occurredAt,
+    /// schemaVersion, then paymentId, amount, merchant, method, card; then unknown fields in their
+    /// original order.
+    ///
+    /// - Remark: Generated from `../../Schemas/payments/payment.authorized.json#`.
+    public struct PaymentAuthorized: EnvelopeEvent, Hashable {
+        public static let type = "payment.authorized"
+        public var envelope: Envelope
+        @InlineString public var paymentId: String
+        public var amount: PaymentEvent.Money
+        public var merchant: PaymentEvent.Merchant
+        /// How the customer pays. Open enum: any string is accepted and kept verbatim; these are
+        /// the values this build recognises.
+        public var method: PaymentEvent.PaymentAuthorized.PaymentMethod
+        /// Present when method is card; omitted when absent.
+        @Nullable public var card: PaymentEvent.Card?
+        /// Members a newer producer added, kept verbatim and written back after the known ones.
+        public var unknownFields = UnknownFields()
+
+        public init(
+            envelope: Envelope,
+            paymentId: String,
+            amount: PaymentEvent.Money,
+            merchant: PaymentEvent.Merchant,
+            method: PaymentEvent.PaymentAuthorized.PaymentMethod,
+            card: PaymentEvent.Card? = nil
+        ) {
+            self.envelope = envelope
+            self.paymentId = paymentId
+            self.amount = amount
+            self.merchant = merchant
+            self.method = method
+            self.card = card
+        }
+
+        /// How the customer pays. Open enum: any string is accepted and kept verbatim; these are
+        /// the values this build recognises.
+        ///
+        /// - Remark: Generated from `../../Schemas/payments/payment.authorized.json#/properties/method`.
+        public struct PaymentMethod: OpenEnum {
+            public enum Known: String, CaseIterable, Sendable {
+                case card
+                case bankTransfer = "bank_transfer"
+                case wallet
+            }
+            @InlineString public var rawValue: String
+            public init(rawValue: String) { self.rawValue = rawValue }
+        }
     }
-    @InlineString public var rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-}
 
-/// Why the payment was refunded. Open enum: any string is accepted and kept verbatim; these are the
-/// values this build recognises.
-///
-/// - Remark: Generated from `../../Schemas/payments/payment.refunded.json#/properties/reason`.
-public struct RefundReason: OpenEnum {
-    public enum Known: String, CaseIterable, Sendable {
-        case requestedByCustomer = "requested_by_customer"
-        case duplicate
-        case fraudulent
+    /// An amount in minor units of its currency (cents for EUR). Field order: value, currency.
+    ///
+    /// - Remark: Generated from `../../Schemas/common.json#/$defs/Money`.
+    public struct Money: Codable, Sendable, Hashable {
+        /// Minor units, Int64.
+        public var value: Int64
+        /// ISO 4217 alphabetic code, e.g. EUR.
+        @InlineString public var currency: String
+        /// Members a newer producer added, kept verbatim and written back after the known ones.
+        public var unknownFields = UnknownFields()
+
+        public init(value: Int64, currency: String) {
+            self.value = value
+            self.currency = currency
+        }
     }
-    @InlineString public var rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-}
 
-/// An amount in minor units of its currency (cents for EUR). Field order: value, currency.
-///
-/// - Remark: Generated from `../../Schemas/common.json#/$defs/Money`.
-public struct Money: Codable, Sendable, Hashable {
-    /// Minor units, Int64.
-    public var value: Int64
-    /// ISO 4217 alphabetic code, e.g. EUR.
-    @InlineString public var currency: String
-    /// Members a newer producer added, kept verbatim and written back after the known ones.
-    public var unknownFields = UnknownFields()
+    /// Field order: id, name, country (optional, omitted when absent).
+    ///
+    /// - Remark: Generated from `../../Schemas/common.json#/$defs/Merchant`.
+    public struct Merchant: Codable, Sendable, Hashable {
+        @InlineString public var id: String
+        @InlineString public var name: String
+        /// ISO 3166-1 alpha-2 code, e.g. DE.
+        @OptionalInlineString public var country: String?
+        /// Members a newer producer added, kept verbatim and written back after the known ones.
+        public var unknownFields = UnknownFields()
 
-    public init(value: Int64, currency: String) {
-        self.value = value
-        self.currency = currency
+        public init(id: String, name: String, country: String? = nil) {
+            self.id = id
+            self.name = name
+            self.country = country
+        }
     }
-}
 
-/// Field order: id, name, country (optional, omitted when absent).
-///
-/// - Remark: Generated from `../../Schemas/common.json#/$defs/Merchant`.
-public struct Merchant: Codable, Sendable, Hashable {
-    @InlineString public var id: String
-    @InlineString public var name: String
-    /// ISO 3166-1 alpha-2 code, e.g. DE.
-    @OptionalInlineString public var country: String?
-    /// Members a newer producer added, kept verbatim and written back after the known ones.
-    public var unknownFields = UnknownFields()
+    /// Field order: brand, last4, expMonth, expYear.
+    ///
+    /// - Remark: Generated from `../../Schemas/common.json#/$defs/Card`.
+    public struct Card: Codable, Sendable, Hashable {
+        @InlineString public var brand: String
+        @InlineString public var last4: String
+        public var expMonth: Int
+        public var expYear: Int
+        /// Members a newer producer added, kept verbatim and written back after the known ones.
+        public var unknownFields = UnknownFields()
 
-    public init(id: String, name: String, country: String? = nil) {
-        self.id = id
-        self.name = name
-        self.country = country
+        public init(brand: String, last4: String, expMonth: Int, expYear: Int) {
+            self.brand = brand
+            self.last4 = last4
+            self.expMonth = expMonth
+            self.expYear = expYear
+        }
     }
-}
 
-/// Field order: brand, last4, expMonth, expYear.
-///
-/// - Remark: Generated from `../../Schemas/common.json#/$defs/Card`.
-public struct Card: Codable, Sendable, Hashable {
-    @InlineString public var brand: String
-    @InlineString public var last4: String
-    public var expMonth: Int
-    public var expYear: Int
-    /// Members a newer producer added, kept verbatim and written back after the known ones.
-    public var unknownFields = UnknownFields()
+    /// An authorised payment was captured. Canonical field order: type, id, occurredAt,
+    /// schemaVersion, then paymentId, amount, merchant, installments; then unknown fields in their
+    /// original order.
+    ///
+    /// - Remark: Generated from `../../Schemas/payments/payment.captured.json#`.
+    public struct PaymentCaptured: EnvelopeEvent, Hashable {
+        public static let type = "payment.captured"
+        public var envelope: Envelope
+        @InlineString public var paymentId: String
+        public var amount: PaymentEvent.Money
+        public var merchant: PaymentEvent.Merchant
+        /// Added in schemaVersion 2; v1 records lack it and decode as 1. Default: 1.
+        public var installments: Int
+        /// Members a newer producer added, kept verbatim and written back after the known ones.
+        public var unknownFields = UnknownFields()
 
-    public init(brand: String, last4: String, expMonth: Int, expYear: Int) {
-        self.brand = brand
-        self.last4 = last4
-        self.expMonth = expMonth
-        self.expYear = expYear
+        public init(
+            envelope: Envelope,
+            paymentId: String,
+            amount: PaymentEvent.Money,
+            merchant: PaymentEvent.Merchant,
+            installments: Int = 1
+        ) {
+            self.envelope = envelope
+            self.paymentId = paymentId
+            self.amount = amount
+            self.merchant = merchant
+            self.installments = installments
+        }
     }
-}
 
-/// A payment was authorised by the issuer. Canonical field order: type, id, occurredAt,
-/// schemaVersion, then paymentId, amount, merchant, method, card; then unknown fields in their
-/// original order.
-///
-/// - Remark: Generated from `../../Schemas/payments/payment.authorized.json#`.
-public struct PaymentAuthorized: Event, Hashable {
-    public static let type = "payment.authorized"
-    public var envelope: Envelope
-    @InlineString public var paymentId: String
-    public var amount: Money
-    public var merchant: Merchant
-    /// How the customer pays. Open enum: any string is accepted and kept verbatim; these are the
-    /// values this build recognises.
-    public var method: PaymentMethod
-    /// Present when method is card; omitted when absent.
-    @Nullable public var card: Card?
-    /// Members a newer producer added, kept verbatim and written back after the known ones.
-    public var unknownFields = UnknownFields()
+    /// A captured payment was refunded. Canonical field order: type, id, occurredAt, schemaVersion,
+    /// then paymentId, amount, reason; then unknown fields in their original order.
+    ///
+    /// - Remark: Generated from `../../Schemas/payments/payment.refunded.json#`.
+    public struct PaymentRefunded: EnvelopeEvent, Hashable {
+        public static let type = "payment.refunded"
+        public var envelope: Envelope
+        @InlineString public var paymentId: String
+        public var amount: PaymentEvent.Money
+        /// Why the payment was refunded. Open enum: any string is accepted and kept verbatim; these
+        /// are the values this build recognises.
+        public var reason: PaymentEvent.PaymentRefunded.RefundReason
+        /// Members a newer producer added, kept verbatim and written back after the known ones.
+        public var unknownFields = UnknownFields()
 
-    public init(
-        envelope: Envelope,
-        paymentId: String,
-        amount: Money,
-        merchant: Merchant,
-        method: PaymentMethod,
-        card: Card? = nil
-    ) {
-        self.envelope = envelope
-        self.paymentId = paymentId
-        self.amount = amount
-        self.merchant = merchant
-        self.method = method
-        self.card = card
+        public init(
+            envelope: Envelope,
+            paymentId: String,
+            amount: PaymentEvent.Money,
+            reason: PaymentEvent.PaymentRefunded.RefundReason
+        ) {
+            self.envelope = envelope
+            self.paymentId = paymentId
+            self.amount = amount
+            self.reason = reason
+        }
+
+        /// Why the payment was refunded. Open enum: any string is accepted and kept verbatim; these
+        /// are the values this build recognises.
+        ///
+        /// - Remark: Generated from `../../Schemas/payments/payment.refunded.json#/properties/reason`.
+        public struct RefundReason: OpenEnum {
+            public enum Known: String, CaseIterable, Sendable {
+                case requestedByCustomer = "requested_by_customer"
+                case duplicate
+                case fraudulent
+            }
+            @InlineString public var rawValue: String
+            public init(rawValue: String) { self.rawValue = rawValue }
+        }
     }
-}
 
-/// An authorised payment was captured. Canonical field order: type, id, occurredAt, schemaVersion,
-/// then paymentId, amount, merchant, installments; then unknown fields in their original order.
-///
-/// - Remark: Generated from `../../Schemas/payments/payment.captured.json#`.
-public struct PaymentCaptured: Event, Hashable {
-    public static let type = "payment.captured"
-    public var envelope: Envelope
-    @InlineString public var paymentId: String
-    public var amount: Money
-    public var merchant: Merchant
-    /// Added in schemaVersion 2; v1 records lack it and decode as 1. Default: 1.
-    public var installments: Int
-    /// Members a newer producer added, kept verbatim and written back after the known ones.
-    public var unknownFields = UnknownFields()
+    /// A payment attempt failed. Canonical field order: type, id, occurredAt, schemaVersion, then
+    /// paymentId, amount, failure; then unknown fields in their original order.
+    ///
+    /// - Remark: Generated from `../../Schemas/payments/payment.failed.json#`.
+    public struct PaymentFailed: EnvelopeEvent, Hashable {
+        public static let type = "payment.failed"
+        public var envelope: Envelope
+        @InlineString public var paymentId: String
+        public var amount: PaymentEvent.Money
+        /// Field order: code, message (optional, omitted when absent).
+        public var failure: PaymentEvent.PaymentFailed.PaymentFailureReason
+        /// Members a newer producer added, kept verbatim and written back after the known ones.
+        public var unknownFields = UnknownFields()
 
-    public init(envelope: Envelope, paymentId: String, amount: Money, merchant: Merchant, installments: Int = 1) {
-        self.envelope = envelope
-        self.paymentId = paymentId
-        self.amount = amount
-        self.merchant = merchant
-        self.installments = installments
-    }
-}
+        public init(
+            envelope: Envelope,
+            paymentId: String,
+            amount: PaymentEvent.Money,
+            failure: PaymentEvent.PaymentFailed.PaymentFailureReason
+        ) {
+            self.envelope = envelope
+            self.paymentId = paymentId
+            self.amount = amount
+            self.failure = failure
+        }
 
-/// A captured payment was refunded. Canonical field order: type, id, occurredAt, schemaVersion,
-/// then paymentId, amount, reason; then unknown fields in their original order.
-///
-/// - Remark: Generated from `../../Schemas/payments/payment.refunded.json#`.
-public struct PaymentRefunded: Event, Hashable {
-    public static let type = "payment.refunded"
-    public var envelope: Envelope
-    @InlineString public var paymentId: String
-    public var amount: Money
-    /// Why the payment was refunded. Open enum: any string is accepted and kept verbatim; these are
-    /// the values this build recognises.
-    public var reason: RefundReason
-    /// Members a newer producer added, kept verbatim and written back after the known ones.
-    public var unknownFields = UnknownFields()
+        /// Field order: code, message (optional, omitted when absent).
+        ///
+        /// - Remark: Generated from `../../Schemas/payments/payment.failed.json#/properties/failure`.
+        public struct PaymentFailureReason: Codable, Sendable, Hashable {
+            @InlineString public var code: String
+            @OptionalInlineString public var message: String?
+            /// Members a newer producer added, kept verbatim and written back after the known ones.
+            public var unknownFields = UnknownFields()
 
-    public init(envelope: Envelope, paymentId: String, amount: Money, reason: RefundReason) {
-        self.envelope = envelope
-        self.paymentId = paymentId
-        self.amount = amount
-        self.reason = reason
-    }
-}
-
-/// Field order: code, message (optional, omitted when absent).
-///
-/// - Remark: Generated from `../../Schemas/payments/payment.failed.json#/properties/failure`.
-public struct PaymentFailureReason: Codable, Sendable, Hashable {
-    @InlineString public var code: String
-    @OptionalInlineString public var message: String?
-    /// Members a newer producer added, kept verbatim and written back after the known ones.
-    public var unknownFields = UnknownFields()
-
-    public init(code: String, message: String? = nil) {
-        self.code = code
-        self.message = message
-    }
-}
-
-/// A payment attempt failed. Canonical field order: type, id, occurredAt, schemaVersion, then
-/// paymentId, amount, failure; then unknown fields in their original order.
-///
-/// - Remark: Generated from `../../Schemas/payments/payment.failed.json#`.
-public struct PaymentFailed: Event, Hashable {
-    public static let type = "payment.failed"
-    public var envelope: Envelope
-    @InlineString public var paymentId: String
-    public var amount: Money
-    /// Field order: code, message (optional, omitted when absent).
-    public var failure: PaymentFailureReason
-    /// Members a newer producer added, kept verbatim and written back after the known ones.
-    public var unknownFields = UnknownFields()
-
-    public init(envelope: Envelope, paymentId: String, amount: Money, failure: PaymentFailureReason) {
-        self.envelope = envelope
-        self.paymentId = paymentId
-        self.amount = amount
-        self.failure = failure
+            public init(code: String, message: String? = nil) {
+                self.code = code
+                self.message = message
+            }
+        }
     }
 }
 
@@ -214,54 +233,189 @@ public struct PaymentFailed: Event, Hashable {
 ///
 /// - Remark: Generated from `../../Schemas/payments.json#`.
 public indirect enum PaymentEvent: EventCatalog, Hashable {
-    case authorized(PaymentAuthorized)
-    case captured(PaymentCaptured)
-    case refunded(PaymentRefunded)
-    case failed(PaymentFailed)
+    case authorized(PaymentEvent.PaymentAuthorized)
+    case captured(PaymentEvent.PaymentCaptured)
+    case refunded(PaymentEvent.PaymentRefunded)
+    case failed(PaymentEvent.PaymentFailed)
     case unknown(type: String, raw: RawJSON)
 }
 
 // MARK: - Code below here is support for the Switchyard runtime
 
-extension PaymentMethod {
-    init(raw: InlineString) { _rawValue = raw }
-}
-
-extension RefundReason {
-    init(raw: InlineString) { _rawValue = raw }
-}
-
-extension Money {
-    enum CodingKeys: String, CodingKey, CaseIterable { case value, currency }
+extension PaymentEvent.PaymentAuthorized {
+    enum CodingKeys: String, EnvelopeCodingKey, CaseIterable {
+        case id
+        case occurredAt
+        case schemaVersion
+        case paymentId
+        case amount
+        case merchant
+        case method
+        case card
+    }
 
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        value = try c.decode(Int64.self, forKey: .value)
-        currency = try c.decode(String.self, forKey: .currency)
-        unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.envelope = try Envelope(from: container)
+        self.paymentId = try container.decode(String.self, forKey: .paymentId)
+        self.amount = try container.decode(PaymentEvent.Money.self, forKey: .amount)
+        self.merchant = try container.decode(PaymentEvent.Merchant.self, forKey: .merchant)
+        self.method = try container.decode(PaymentEvent.PaymentAuthorized.PaymentMethod.self, forKey: .method)
+        self._card = try container.decodeNullable(PaymentEvent.Card.self, forKey: .card)
+        self.unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(value, forKey: .value)
-        try c.encode(currency, forKey: .currency)
-        try unknownFields.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try self.envelope.encode(to: &container)
+        try container.encode(self.paymentId, forKey: .paymentId)
+        try container.encode(self.amount, forKey: .amount)
+        try container.encode(self.merchant, forKey: .merchant)
+        try container.encode(self.method, forKey: .method)
+        try container.encode(nullable: self._card, forKey: .card)
+        try self.unknownFields.encode(to: encoder)
     }
 }
 
-extension Money: FastCodable {
-    static let fields = FieldTable(CodingKeys.self)
+extension PaymentEvent.PaymentAuthorized: FastCodable {
+    static let fields = FieldTable(CodingKeys.self, tag: "type", type: type, optional: [.schemaVersion, .card])
 
     /// Every member at its placeholder or default.
     @inline(__always) public init(unread: Void) {
-        value = 0
+        self.envelope = .unread
+        self.amount = .unread
+        self.merchant = .unread
+        self.method = PaymentEvent.PaymentAuthorized.PaymentMethod(raw: InlineString())
     }
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
-            case .value: value = try cursor.int64()
-            case .currency: _currency = try cursor.inlineString()
+            case .id, .occurredAt, .schemaVersion: try self.envelope.read(key, &cursor)
+            case .paymentId: self._paymentId = try cursor.inlineString()
+            case .amount: try self.amount.read(&cursor)
+            case .merchant: try self.merchant.read(&cursor)
+            case .method: self.method = PaymentEvent.PaymentAuthorized.PaymentMethod(raw: try cursor.inlineString())
+            case .card: self._card = try cursor.null() ? .null : Nullable(try PaymentEvent.Card.read(from: &cursor))
+            }
+        }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.id, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.occurredAt, &cursor)
+            guard cursor.take(2, Self.fields, &members) else { break inOrder }
+            try memberValue(.schemaVersion, &cursor)
+            guard cursor.take(3, Self.fields, &members) else { break inOrder }
+            try memberValue(.paymentId, &cursor)
+            guard cursor.take(4, Self.fields, &members) else { break inOrder }
+            try memberValue(.amount, &cursor)
+            guard cursor.take(5, Self.fields, &members) else { break inOrder }
+            try memberValue(.merchant, &cursor)
+            guard cursor.take(6, Self.fields, &members) else { break inOrder }
+            try memberValue(.method, &cursor)
+            guard cursor.take(7, Self.fields, &members) else { break inOrder }
+            try memberValue(.card, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
+        }
+        self.unknownFields = members.unknown
+    }
+
+    public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
+            switch key {
+            case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)
+            case .paymentId: try cursor.skipString()
+            case .amount: try PaymentEvent.Money.validate(&cursor)
+            case .merchant: try PaymentEvent.Merchant.validate(&cursor)
+            case .method: try cursor.skipString()
+            case .card: if try !cursor.null() { try PaymentEvent.Card.validate(&cursor) }
+            }
+        }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.id, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.occurredAt, &cursor)
+            guard cursor.take(2, Self.fields, &members) else { break inOrder }
+            try memberValue(.schemaVersion, &cursor)
+            guard cursor.take(3, Self.fields, &members) else { break inOrder }
+            try memberValue(.paymentId, &cursor)
+            guard cursor.take(4, Self.fields, &members) else { break inOrder }
+            try memberValue(.amount, &cursor)
+            guard cursor.take(5, Self.fields, &members) else { break inOrder }
+            try memberValue(.merchant, &cursor)
+            guard cursor.take(6, Self.fields, &members) else { break inOrder }
+            try memberValue(.method, &cursor)
+            guard cursor.take(7, Self.fields, &members) else { break inOrder }
+            try memberValue(.card, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
+        }
+    }
+
+    public func write(to writer: inout CanonicalWriter) {
+        writer.beginEvent(Self.fields)
+        self.envelope.write(to: &writer)
+        writer.key("paymentId")
+        writer.string(self._paymentId)
+        writer.key("amount")
+        writer.value(self.amount)
+        writer.key("merchant")
+        writer.value(self.merchant)
+        writer.key("method")
+        writer.string(self.method.$rawValue)
+        if let value = self._card.value {
+            writer.key("card")
+            writer.value(value)
+        } else if self._card.isNull {
+            writer.key("card")
+            writer.null()
+        }
+        writer.endObject(unknown: self.unknownFields)
+    }
+}
+
+extension PaymentEvent.PaymentAuthorized.PaymentMethod {
+    init(raw: InlineString) { _rawValue = raw }
+}
+
+extension PaymentEvent.Money {
+    enum CodingKeys: String, CodingKey, CaseIterable { case value, currency }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.value = try container.decode(Int64.self, forKey: .value)
+        self.currency = try container.decode(String.self, forKey: .currency)
+        self.unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.value, forKey: .value)
+        try container.encode(self.currency, forKey: .currency)
+        try self.unknownFields.encode(to: encoder)
+    }
+}
+
+extension PaymentEvent.Money: FastCodable {
+    static let fields = FieldTable(CodingKeys.self)
+
+    /// Every member at its placeholder or default.
+    @inline(__always) public init(unread: Void) {
+        self.value = 0
+    }
+
+    public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
+            switch key {
+            case .value: self.value = try cursor.int64()
+            case .currency: self._currency = try cursor.inlineString()
             }
         }
         var members = try cursor.beginObject(Self.fields)
@@ -274,7 +428,7 @@ extension Money: FastCodable {
         while let key = try cursor.nextField(Self.fields, &members) {
             try memberValue(key, &cursor)
         }
-        unknownFields = members.unknown
+        self.unknownFields = members.unknown
     }
 
     public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
@@ -299,34 +453,34 @@ extension Money: FastCodable {
     public func write(to writer: inout CanonicalWriter) {
         writer.beginObject()
         writer.key("value")
-        writer.int(value)
+        writer.int(self.value)
         writer.key("currency")
-        writer.string(_currency)
-        writer.endObject(unknown: unknownFields)
+        writer.string(self._currency)
+        writer.endObject(unknown: self.unknownFields)
     }
 }
 
-extension Merchant {
+extension PaymentEvent.Merchant {
     enum CodingKeys: String, CodingKey, CaseIterable { case id, name, country }
 
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        id = try c.decode(String.self, forKey: .id)
-        name = try c.decode(String.self, forKey: .name)
-        _country = try c.decodeNullableString(forKey: .country)
-        unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.id = try container.decode(String.self, forKey: .id)
+        self.name = try container.decode(String.self, forKey: .name)
+        self._country = try container.decodeNullableString(forKey: .country)
+        self.unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(name, forKey: .name)
-        try c.encode(nullable: _country, forKey: .country)
-        try unknownFields.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.id, forKey: .id)
+        try container.encode(self.name, forKey: .name)
+        try container.encode(nullable: self._country, forKey: .country)
+        try self.unknownFields.encode(to: encoder)
     }
 }
 
-extension Merchant: FastCodable {
+extension PaymentEvent.Merchant: FastCodable {
     static let fields = FieldTable(CodingKeys.self, optional: [.country])
 
     /// Every member at its placeholder or default.
@@ -335,9 +489,9 @@ extension Merchant: FastCodable {
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
-            case .id: _id = try cursor.inlineString()
-            case .name: _name = try cursor.inlineString()
-            case .country: _country = try cursor.null() ? .null : OptionalInlineString(try cursor.inlineString())
+            case .id: self._id = try cursor.inlineString()
+            case .name: self._name = try cursor.inlineString()
+            case .country: self._country = try cursor.null() ? .null : OptionalInlineString(try cursor.inlineString())
             }
         }
         var members = try cursor.beginObject(Self.fields)
@@ -352,7 +506,7 @@ extension Merchant: FastCodable {
         while let key = try cursor.nextField(Self.fields, &members) {
             try memberValue(key, &cursor)
         }
-        unknownFields = members.unknown
+        self.unknownFields = members.unknown
     }
 
     public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
@@ -380,58 +534,58 @@ extension Merchant: FastCodable {
     public func write(to writer: inout CanonicalWriter) {
         writer.beginObject()
         writer.key("id")
-        writer.string(_id)
+        writer.string(self._id)
         writer.key("name")
-        writer.string(_name)
-        if let country = _country.value {
+        writer.string(self._name)
+        if let value = self._country.value {
             writer.key("country")
-            writer.string(country)
-        } else if _country.isNull {
+            writer.string(value)
+        } else if self._country.isNull {
             writer.key("country")
             writer.null()
         }
-        writer.endObject(unknown: unknownFields)
+        writer.endObject(unknown: self.unknownFields)
     }
 }
 
-extension Card {
+extension PaymentEvent.Card {
     enum CodingKeys: String, CodingKey, CaseIterable { case brand, last4, expMonth, expYear }
 
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        brand = try c.decode(String.self, forKey: .brand)
-        last4 = try c.decode(String.self, forKey: .last4)
-        expMonth = try c.decode(Int.self, forKey: .expMonth, minimum: 1, maximum: 12)
-        expYear = try c.decode(Int.self, forKey: .expYear)
-        unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.brand = try container.decode(String.self, forKey: .brand)
+        self.last4 = try container.decode(String.self, forKey: .last4)
+        self.expMonth = try container.decode(Int.self, forKey: .expMonth, minimum: 1, maximum: 12)
+        self.expYear = try container.decode(Int.self, forKey: .expYear)
+        self.unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(brand, forKey: .brand)
-        try c.encode(last4, forKey: .last4)
-        try c.encode(expMonth, forKey: .expMonth)
-        try c.encode(expYear, forKey: .expYear)
-        try unknownFields.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.brand, forKey: .brand)
+        try container.encode(self.last4, forKey: .last4)
+        try container.encode(self.expMonth, forKey: .expMonth)
+        try container.encode(self.expYear, forKey: .expYear)
+        try self.unknownFields.encode(to: encoder)
     }
 }
 
-extension Card: FastCodable {
+extension PaymentEvent.Card: FastCodable {
     static let fields = FieldTable(CodingKeys.self)
 
     /// Every member at its placeholder or default.
     @inline(__always) public init(unread: Void) {
-        expMonth = 0
-        expYear = 0
+        self.expMonth = 0
+        self.expYear = 0
     }
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
-            case .brand: _brand = try cursor.inlineString()
-            case .last4: _last4 = try cursor.inlineString()
-            case .expMonth: expMonth = try cursor.int(minimum: 1, maximum: 12)
-            case .expYear: expYear = try cursor.int()
+            case .brand: self._brand = try cursor.inlineString()
+            case .last4: self._last4 = try cursor.inlineString()
+            case .expMonth: self.expMonth = try cursor.int(minimum: 1, maximum: 12)
+            case .expYear: self.expYear = try cursor.int()
             }
         }
         var members = try cursor.beginObject(Self.fields)
@@ -448,7 +602,7 @@ extension Card: FastCodable {
         while let key = try cursor.nextField(Self.fields, &members) {
             try memberValue(key, &cursor)
         }
-        unknownFields = members.unknown
+        self.unknownFields = members.unknown
     }
 
     public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
@@ -479,190 +633,68 @@ extension Card: FastCodable {
     public func write(to writer: inout CanonicalWriter) {
         writer.beginObject()
         writer.key("brand")
-        writer.string(_brand)
+        writer.string(self._brand)
         writer.key("last4")
-        writer.string(_last4)
+        writer.string(self._last4)
         writer.key("expMonth")
-        writer.int(expMonth)
+        writer.int(self.expMonth)
         writer.key("expYear")
-        writer.int(expYear)
-        writer.endObject(unknown: unknownFields)
+        writer.int(self.expYear)
+        writer.endObject(unknown: self.unknownFields)
     }
 }
 
-extension PaymentAuthorized {
-    enum CodingKeys: String, EnvelopeCodingKey, CaseIterable { case id, occurredAt, schemaVersion, paymentId, amount, merchant, method, card }
+extension PaymentEvent.PaymentCaptured {
+    enum CodingKeys: String, EnvelopeCodingKey, CaseIterable {
+        case id
+        case occurredAt
+        case schemaVersion
+        case paymentId
+        case amount
+        case merchant
+        case installments
+    }
 
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        envelope = try Envelope(from: c)
-        paymentId = try c.decode(String.self, forKey: .paymentId)
-        amount = try c.decode(Money.self, forKey: .amount)
-        merchant = try c.decode(Merchant.self, forKey: .merchant)
-        method = try c.decode(PaymentMethod.self, forKey: .method)
-        _card = try c.decodeNullable(Card.self, forKey: .card)
-        unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.envelope = try Envelope(from: container)
+        self.paymentId = try container.decode(String.self, forKey: .paymentId)
+        self.amount = try container.decode(PaymentEvent.Money.self, forKey: .amount)
+        self.merchant = try container.decode(PaymentEvent.Merchant.self, forKey: .merchant)
+        self.installments = try container.decodeIfPresent(Int.self, forKey: .installments, minimum: 1) ?? 1
+        self.unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try envelope.encode(to: &c)
-        try c.encode(paymentId, forKey: .paymentId)
-        try c.encode(amount, forKey: .amount)
-        try c.encode(merchant, forKey: .merchant)
-        try c.encode(method, forKey: .method)
-        try c.encode(nullable: _card, forKey: .card)
-        try unknownFields.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try self.envelope.encode(to: &container)
+        try container.encode(self.paymentId, forKey: .paymentId)
+        try container.encode(self.amount, forKey: .amount)
+        try container.encode(self.merchant, forKey: .merchant)
+        try container.encode(self.installments, forKey: .installments)
+        try self.unknownFields.encode(to: encoder)
     }
 }
 
-extension PaymentAuthorized: FastCodable {
-    static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, type: type, optional: [.schemaVersion, .card])
+extension PaymentEvent.PaymentCaptured: FastCodable {
+    static let fields = FieldTable(CodingKeys.self, tag: "type", type: type, optional: [.schemaVersion, .installments])
 
     /// Every member at its placeholder or default.
     @inline(__always) public init(unread: Void) {
-        envelope = .unread
-        amount = .unread
-        merchant = .unread
-        method = PaymentMethod(raw: InlineString())
+        self.envelope = .unread
+        self.amount = .unread
+        self.merchant = .unread
+        self.installments = 1
     }
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
-            case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
-            case .paymentId: _paymentId = try cursor.inlineString()
-            case .amount: try amount.read(&cursor)
-            case .merchant: try merchant.read(&cursor)
-            case .method: method = PaymentMethod(raw: try cursor.inlineString())
-            case .card: _card = try cursor.null() ? .null : Nullable(try Card.read(from: &cursor))
-            }
-        }
-        var members = try cursor.beginObject(Self.fields)
-        inOrder: do {
-            guard cursor.take(0, Self.fields, &members) else { break inOrder }
-            try memberValue(.id, &cursor)
-            guard cursor.take(1, Self.fields, &members) else { break inOrder }
-            try memberValue(.occurredAt, &cursor)
-            guard cursor.take(2, Self.fields, &members) else { break inOrder }
-            try memberValue(.schemaVersion, &cursor)
-            guard cursor.take(3, Self.fields, &members) else { break inOrder }
-            try memberValue(.paymentId, &cursor)
-            guard cursor.take(4, Self.fields, &members) else { break inOrder }
-            try memberValue(.amount, &cursor)
-            guard cursor.take(5, Self.fields, &members) else { break inOrder }
-            try memberValue(.merchant, &cursor)
-            guard cursor.take(6, Self.fields, &members) else { break inOrder }
-            try memberValue(.method, &cursor)
-            guard cursor.take(7, Self.fields, &members) else { break inOrder }
-            try memberValue(.card, &cursor)
-        }
-        while let key = try cursor.nextField(Self.fields, &members) {
-            try memberValue(key, &cursor)
-        }
-        unknownFields = members.unknown
-    }
-
-    public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
-            switch key {
-            case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)
-            case .paymentId: try cursor.skipString()
-            case .amount: try Money.validate(&cursor)
-            case .merchant: try Merchant.validate(&cursor)
-            case .method: try cursor.skipString()
-            case .card: if try !cursor.null() { try Card.validate(&cursor) }
-            }
-        }
-        var members = try cursor.beginObject(Self.fields)
-        inOrder: do {
-            guard cursor.take(0, Self.fields, &members) else { break inOrder }
-            try memberValue(.id, &cursor)
-            guard cursor.take(1, Self.fields, &members) else { break inOrder }
-            try memberValue(.occurredAt, &cursor)
-            guard cursor.take(2, Self.fields, &members) else { break inOrder }
-            try memberValue(.schemaVersion, &cursor)
-            guard cursor.take(3, Self.fields, &members) else { break inOrder }
-            try memberValue(.paymentId, &cursor)
-            guard cursor.take(4, Self.fields, &members) else { break inOrder }
-            try memberValue(.amount, &cursor)
-            guard cursor.take(5, Self.fields, &members) else { break inOrder }
-            try memberValue(.merchant, &cursor)
-            guard cursor.take(6, Self.fields, &members) else { break inOrder }
-            try memberValue(.method, &cursor)
-            guard cursor.take(7, Self.fields, &members) else { break inOrder }
-            try memberValue(.card, &cursor)
-        }
-        while let key = try cursor.nextField(Self.fields, &members) {
-            try memberValue(key, &cursor)
-        }
-    }
-
-    public func write(to writer: inout CanonicalWriter) {
-        writer.beginEvent(Self.fields)
-        envelope.write(to: &writer)
-        writer.key("paymentId")
-        writer.string(_paymentId)
-        writer.key("amount")
-        writer.value(amount)
-        writer.key("merchant")
-        writer.value(merchant)
-        writer.key("method")
-        writer.string(method.$rawValue)
-        if let card = _card.value {
-            writer.key("card")
-            writer.value(card)
-        } else if _card.isNull {
-            writer.key("card")
-            writer.null()
-        }
-        writer.endObject(unknown: unknownFields)
-    }
-}
-
-extension PaymentCaptured {
-    enum CodingKeys: String, EnvelopeCodingKey, CaseIterable { case id, occurredAt, schemaVersion, paymentId, amount, merchant, installments }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        envelope = try Envelope(from: c)
-        paymentId = try c.decode(String.self, forKey: .paymentId)
-        amount = try c.decode(Money.self, forKey: .amount)
-        merchant = try c.decode(Merchant.self, forKey: .merchant)
-        installments = try c.decodeIfPresent(Int.self, forKey: .installments, minimum: 1) ?? 1
-        unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try envelope.encode(to: &c)
-        try c.encode(paymentId, forKey: .paymentId)
-        try c.encode(amount, forKey: .amount)
-        try c.encode(merchant, forKey: .merchant)
-        try c.encode(installments, forKey: .installments)
-        try unknownFields.encode(to: encoder)
-    }
-}
-
-extension PaymentCaptured: FastCodable {
-    static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, type: type, optional: [.schemaVersion, .installments])
-
-    /// Every member at its placeholder or default.
-    @inline(__always) public init(unread: Void) {
-        envelope = .unread
-        amount = .unread
-        merchant = .unread
-        installments = 1
-    }
-
-    public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
-            switch key {
-            case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
-            case .paymentId: _paymentId = try cursor.inlineString()
-            case .amount: try amount.read(&cursor)
-            case .merchant: try merchant.read(&cursor)
-            case .installments: installments = try cursor.null() ? 1 : try cursor.int(minimum: 1)
+            case .id, .occurredAt, .schemaVersion: try self.envelope.read(key, &cursor)
+            case .paymentId: self._paymentId = try cursor.inlineString()
+            case .amount: try self.amount.read(&cursor)
+            case .merchant: try self.merchant.read(&cursor)
+            case .installments: self.installments = try cursor.null() ? 1 : try cursor.int(minimum: 1)
             }
         }
         var members = try cursor.beginObject(Self.fields)
@@ -685,7 +717,7 @@ extension PaymentCaptured: FastCodable {
         while let key = try cursor.nextField(Self.fields, &members) {
             try memberValue(key, &cursor)
         }
-        unknownFields = members.unknown
+        self.unknownFields = members.unknown
     }
 
     public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
@@ -693,8 +725,8 @@ extension PaymentCaptured: FastCodable {
             switch key {
             case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)
             case .paymentId: try cursor.skipString()
-            case .amount: try Money.validate(&cursor)
-            case .merchant: try Merchant.validate(&cursor)
+            case .amount: try PaymentEvent.Money.validate(&cursor)
+            case .merchant: try PaymentEvent.Merchant.validate(&cursor)
             case .installments: if try !cursor.null() { _ = try cursor.int(minimum: 1) }
             }
         }
@@ -722,58 +754,58 @@ extension PaymentCaptured: FastCodable {
 
     public func write(to writer: inout CanonicalWriter) {
         writer.beginEvent(Self.fields)
-        envelope.write(to: &writer)
+        self.envelope.write(to: &writer)
         writer.key("paymentId")
-        writer.string(_paymentId)
+        writer.string(self._paymentId)
         writer.key("amount")
-        writer.value(amount)
+        writer.value(self.amount)
         writer.key("merchant")
-        writer.value(merchant)
+        writer.value(self.merchant)
         writer.key("installments")
-        writer.int(installments)
-        writer.endObject(unknown: unknownFields)
+        writer.int(self.installments)
+        writer.endObject(unknown: self.unknownFields)
     }
 }
 
-extension PaymentRefunded {
+extension PaymentEvent.PaymentRefunded {
     enum CodingKeys: String, EnvelopeCodingKey, CaseIterable { case id, occurredAt, schemaVersion, paymentId, amount, reason }
 
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        envelope = try Envelope(from: c)
-        paymentId = try c.decode(String.self, forKey: .paymentId)
-        amount = try c.decode(Money.self, forKey: .amount)
-        reason = try c.decode(RefundReason.self, forKey: .reason)
-        unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.envelope = try Envelope(from: container)
+        self.paymentId = try container.decode(String.self, forKey: .paymentId)
+        self.amount = try container.decode(PaymentEvent.Money.self, forKey: .amount)
+        self.reason = try container.decode(PaymentEvent.PaymentRefunded.RefundReason.self, forKey: .reason)
+        self.unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try envelope.encode(to: &c)
-        try c.encode(paymentId, forKey: .paymentId)
-        try c.encode(amount, forKey: .amount)
-        try c.encode(reason, forKey: .reason)
-        try unknownFields.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try self.envelope.encode(to: &container)
+        try container.encode(self.paymentId, forKey: .paymentId)
+        try container.encode(self.amount, forKey: .amount)
+        try container.encode(self.reason, forKey: .reason)
+        try self.unknownFields.encode(to: encoder)
     }
 }
 
-extension PaymentRefunded: FastCodable {
-    static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, type: type, optional: [.schemaVersion])
+extension PaymentEvent.PaymentRefunded: FastCodable {
+    static let fields = FieldTable(CodingKeys.self, tag: "type", type: type, optional: [.schemaVersion])
 
     /// Every member at its placeholder or default.
     @inline(__always) public init(unread: Void) {
-        envelope = .unread
-        amount = .unread
-        reason = RefundReason(raw: InlineString())
+        self.envelope = .unread
+        self.amount = .unread
+        self.reason = PaymentEvent.PaymentRefunded.RefundReason(raw: InlineString())
     }
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
-            case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
-            case .paymentId: _paymentId = try cursor.inlineString()
-            case .amount: try amount.read(&cursor)
-            case .reason: reason = RefundReason(raw: try cursor.inlineString())
+            case .id, .occurredAt, .schemaVersion: try self.envelope.read(key, &cursor)
+            case .paymentId: self._paymentId = try cursor.inlineString()
+            case .amount: try self.amount.read(&cursor)
+            case .reason: self.reason = PaymentEvent.PaymentRefunded.RefundReason(raw: try cursor.inlineString())
             }
         }
         var members = try cursor.beginObject(Self.fields)
@@ -794,7 +826,7 @@ extension PaymentRefunded: FastCodable {
         while let key = try cursor.nextField(Self.fields, &members) {
             try memberValue(key, &cursor)
         }
-        unknownFields = members.unknown
+        self.unknownFields = members.unknown
     }
 
     public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
@@ -802,7 +834,7 @@ extension PaymentRefunded: FastCodable {
             switch key {
             case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)
             case .paymentId: try cursor.skipString()
-            case .amount: try Money.validate(&cursor)
+            case .amount: try PaymentEvent.Money.validate(&cursor)
             case .reason: try cursor.skipString()
             }
         }
@@ -828,134 +860,60 @@ extension PaymentRefunded: FastCodable {
 
     public func write(to writer: inout CanonicalWriter) {
         writer.beginEvent(Self.fields)
-        envelope.write(to: &writer)
+        self.envelope.write(to: &writer)
         writer.key("paymentId")
-        writer.string(_paymentId)
+        writer.string(self._paymentId)
         writer.key("amount")
-        writer.value(amount)
+        writer.value(self.amount)
         writer.key("reason")
-        writer.string(reason.$rawValue)
-        writer.endObject(unknown: unknownFields)
+        writer.string(self.reason.$rawValue)
+        writer.endObject(unknown: self.unknownFields)
     }
 }
 
-extension PaymentFailureReason {
-    enum CodingKeys: String, CodingKey, CaseIterable { case code, message }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        code = try c.decode(String.self, forKey: .code)
-        _message = try c.decodeNullableString(forKey: .message)
-        unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(code, forKey: .code)
-        try c.encode(nullable: _message, forKey: .message)
-        try unknownFields.encode(to: encoder)
-    }
+extension PaymentEvent.PaymentRefunded.RefundReason {
+    init(raw: InlineString) { _rawValue = raw }
 }
 
-extension PaymentFailureReason: FastCodable {
-    static let fields = FieldTable(CodingKeys.self, optional: [.message])
-
-    /// Every member at its placeholder or default.
-    @inline(__always) public init(unread: Void) {}
-
-    public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
-            switch key {
-            case .code: _code = try cursor.inlineString()
-            case .message: _message = try cursor.null() ? .null : OptionalInlineString(try cursor.inlineString())
-            }
-        }
-        var members = try cursor.beginObject(Self.fields)
-        inOrder: do {
-            guard cursor.take(0, Self.fields, &members) else { break inOrder }
-            try memberValue(.code, &cursor)
-            guard cursor.take(1, Self.fields, &members) else { break inOrder }
-            try memberValue(.message, &cursor)
-        }
-        while let key = try cursor.nextField(Self.fields, &members) {
-            try memberValue(key, &cursor)
-        }
-        unknownFields = members.unknown
-    }
-
-    public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
-        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
-            switch key {
-            case .code: try cursor.skipString()
-            case .message: if try !cursor.null() { try cursor.skipString() }
-            }
-        }
-        var members = try cursor.beginObject(Self.fields)
-        inOrder: do {
-            guard cursor.take(0, Self.fields, &members) else { break inOrder }
-            try memberValue(.code, &cursor)
-            guard cursor.take(1, Self.fields, &members) else { break inOrder }
-            try memberValue(.message, &cursor)
-        }
-        while let key = try cursor.nextField(Self.fields, &members) {
-            try memberValue(key, &cursor)
-        }
-    }
-
-    public func write(to writer: inout CanonicalWriter) {
-        writer.beginObject()
-        writer.key("code")
-        writer.string(_code)
-        if let message = _message.value {
-            writer.key("message")
-            writer.string(message)
-        } else if _message.isNull {
-            writer.key("message")
-            writer.null()
-        }
-        writer.endObject(unknown: unknownFields)
-    }
-}
-
-extension PaymentFailed {
+extension PaymentEvent.PaymentFailed {
     enum CodingKeys: String, EnvelopeCodingKey, CaseIterable { case id, occurredAt, schemaVersion, paymentId, amount, failure }
 
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        envelope = try Envelope(from: c)
-        paymentId = try c.decode(String.self, forKey: .paymentId)
-        amount = try c.decode(Money.self, forKey: .amount)
-        failure = try c.decode(PaymentFailureReason.self, forKey: .failure)
-        unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.envelope = try Envelope(from: container)
+        self.paymentId = try container.decode(String.self, forKey: .paymentId)
+        self.amount = try container.decode(PaymentEvent.Money.self, forKey: .amount)
+        self.failure = try container.decode(PaymentEvent.PaymentFailed.PaymentFailureReason.self, forKey: .failure)
+        self.unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try envelope.encode(to: &c)
-        try c.encode(paymentId, forKey: .paymentId)
-        try c.encode(amount, forKey: .amount)
-        try c.encode(failure, forKey: .failure)
-        try unknownFields.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try self.envelope.encode(to: &container)
+        try container.encode(self.paymentId, forKey: .paymentId)
+        try container.encode(self.amount, forKey: .amount)
+        try container.encode(self.failure, forKey: .failure)
+        try self.unknownFields.encode(to: encoder)
     }
 }
 
-extension PaymentFailed: FastCodable {
-    static let fields = FieldTable(CodingKeys.self, tag: PaymentEvent.tagKey, type: type, optional: [.schemaVersion])
+extension PaymentEvent.PaymentFailed: FastCodable {
+    static let fields = FieldTable(CodingKeys.self, tag: "type", type: type, optional: [.schemaVersion])
 
     /// Every member at its placeholder or default.
     @inline(__always) public init(unread: Void) {
-        envelope = .unread
-        amount = .unread
-        failure = .unread
+        self.envelope = .unread
+        self.amount = .unread
+        self.failure = .unread
     }
 
     public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
         @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
             switch key {
-            case .id, .occurredAt, .schemaVersion: try envelope.read(key, &cursor)
-            case .paymentId: _paymentId = try cursor.inlineString()
-            case .amount: try amount.read(&cursor)
-            case .failure: try failure.read(&cursor)
+            case .id, .occurredAt, .schemaVersion: try self.envelope.read(key, &cursor)
+            case .paymentId: self._paymentId = try cursor.inlineString()
+            case .amount: try self.amount.read(&cursor)
+            case .failure: try self.failure.read(&cursor)
             }
         }
         var members = try cursor.beginObject(Self.fields)
@@ -976,7 +934,7 @@ extension PaymentFailed: FastCodable {
         while let key = try cursor.nextField(Self.fields, &members) {
             try memberValue(key, &cursor)
         }
-        unknownFields = members.unknown
+        self.unknownFields = members.unknown
     }
 
     public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
@@ -984,8 +942,8 @@ extension PaymentFailed: FastCodable {
             switch key {
             case .id, .occurredAt, .schemaVersion: try Envelope.validate(key, &cursor)
             case .paymentId: try cursor.skipString()
-            case .amount: try Money.validate(&cursor)
-            case .failure: try PaymentFailureReason.validate(&cursor)
+            case .amount: try PaymentEvent.Money.validate(&cursor)
+            case .failure: try PaymentEvent.PaymentFailed.PaymentFailureReason.validate(&cursor)
             }
         }
         var members = try cursor.beginObject(Self.fields)
@@ -1010,14 +968,92 @@ extension PaymentFailed: FastCodable {
 
     public func write(to writer: inout CanonicalWriter) {
         writer.beginEvent(Self.fields)
-        envelope.write(to: &writer)
+        self.envelope.write(to: &writer)
         writer.key("paymentId")
-        writer.string(_paymentId)
+        writer.string(self._paymentId)
         writer.key("amount")
-        writer.value(amount)
+        writer.value(self.amount)
         writer.key("failure")
-        writer.value(failure)
-        writer.endObject(unknown: unknownFields)
+        writer.value(self.failure)
+        writer.endObject(unknown: self.unknownFields)
+    }
+}
+
+extension PaymentEvent.PaymentFailed.PaymentFailureReason {
+    enum CodingKeys: String, CodingKey, CaseIterable { case code, message }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.code = try container.decode(String.self, forKey: .code)
+        self._message = try container.decodeNullableString(forKey: .message)
+        self.unknownFields = try UnknownFields(from: decoder, excluding: CodingKeys.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.code, forKey: .code)
+        try container.encode(nullable: self._message, forKey: .message)
+        try self.unknownFields.encode(to: encoder)
+    }
+}
+
+extension PaymentEvent.PaymentFailed.PaymentFailureReason: FastCodable {
+    static let fields = FieldTable(CodingKeys.self, optional: [.message])
+
+    /// Every member at its placeholder or default.
+    @inline(__always) public init(unread: Void) {}
+
+    public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
+            switch key {
+            case .code: self._code = try cursor.inlineString()
+            case .message: self._message = try cursor.null() ? .null : OptionalInlineString(try cursor.inlineString())
+            }
+        }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.code, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.message, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
+        }
+        self.unknownFields = members.unknown
+    }
+
+    public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail) {
+        @inline(__always) func memberValue(_ key: CodingKeys, _ cursor: inout JSONCursor) throws(FastPathBail) {
+            switch key {
+            case .code: try cursor.skipString()
+            case .message: if try !cursor.null() { try cursor.skipString() }
+            }
+        }
+        var members = try cursor.beginObject(Self.fields)
+        inOrder: do {
+            guard cursor.take(0, Self.fields, &members) else { break inOrder }
+            try memberValue(.code, &cursor)
+            guard cursor.take(1, Self.fields, &members) else { break inOrder }
+            try memberValue(.message, &cursor)
+        }
+        while let key = try cursor.nextField(Self.fields, &members) {
+            try memberValue(key, &cursor)
+        }
+    }
+
+    public func write(to writer: inout CanonicalWriter) {
+        writer.beginObject()
+        writer.key("code")
+        writer.string(self._code)
+        if let value = self._message.value {
+            writer.key("message")
+            writer.string(value)
+        } else if self._message.isNull {
+            writer.key("message")
+            writer.null()
+        }
+        writer.endObject(unknown: self.unknownFields)
     }
 }
 
@@ -1025,10 +1061,10 @@ extension PaymentEvent {
     public static let name = "payments"
     public static let defaultPolicy = TopicPolicy.strict
     public static let eventTypes: [EventType<PaymentEvent>] = [
-        EventType(PaymentAuthorized.self, PaymentEvent.authorized),
-        EventType(PaymentCaptured.self, PaymentEvent.captured),
-        EventType(PaymentRefunded.self, PaymentEvent.refunded),
-        EventType(PaymentFailed.self, PaymentEvent.failed),
+        EventType(PaymentEvent.PaymentAuthorized.self, PaymentEvent.authorized),
+        EventType(PaymentEvent.PaymentCaptured.self, PaymentEvent.captured),
+        EventType(PaymentEvent.PaymentRefunded.self, PaymentEvent.refunded),
+        EventType(PaymentEvent.PaymentFailed.self, PaymentEvent.failed),
     ]
 
     public var content: EventContent {

@@ -5,3 +5,6 @@
 // Change the schemas and generate again (the SwitchyardCodegen plugin, or `swift package generate-catalogs`).
 
 import SwitchyardJSON
+
+/// The types that more than one catalog uses.
+public enum SwitchyardDefinitions {}

@@ -20,7 +20,7 @@ public struct OrderBook: Sendable, Hashable {
         public var status: Status
         /// Units per SKU.
         public var units: [String: Int]
-        public var total: Money
+        public var total: OrderEvent.Money
         public var giftWrap: Bool
         public var loyaltyPoints: Int
         /// The shipping country, nil for store pickup.
@@ -49,7 +49,7 @@ public struct OrderBook: Sendable, Hashable {
         }
     }
 
-    public mutating func apply(_ event: OrderPlaced) {
+    public mutating func apply(_ event: OrderEvent.OrderPlaced) {
         var units: [String: Int] = [:]
         for item in event.items { units[item.sku, default: 0] += item.quantity }
         orders[event.orderId] = Order(
@@ -57,13 +57,13 @@ public struct OrderBook: Sendable, Hashable {
             giftWrap: event.giftWrap, loyaltyPoints: event.loyaltyPoints, country: event.shippingAddress?.country)
     }
 
-    public mutating func apply(_ event: OrderShipped) {
+    public mutating func apply(_ event: OrderEvent.OrderShipped) {
         guard orders[event.orderId] != nil else { return orphans += 1 }
         orders[event.orderId]!.status = .shipped
         orders[event.orderId]!.trackingNumbers += event.parcels.map(\.trackingNumber)
     }
 
-    public mutating func apply(_ event: OrderCancelled) {
+    public mutating func apply(_ event: OrderEvent.OrderCancelled) {
         guard orders[event.orderId] != nil else { return orphans += 1 }
         orders[event.orderId]!.status = .cancelled
         // An unrecognised reason (a newer producer's) still cancels; only fraud keeps the stock back.
@@ -78,9 +78,9 @@ public struct OrderBook: Sendable, Hashable {
     /// ```
     public static func handlers(_ book: Shared) -> EventHandlers {
         var handlers = EventHandlers()
-        handlers.on(OrderPlaced.self) { event, _ in book.withLock { $0.apply(event) } }
-        handlers.on(OrderShipped.self) { event, _ in book.withLock { $0.apply(event) } }
-        handlers.on(OrderCancelled.self) { event, _ in book.withLock { $0.apply(event) } }
+        handlers.on(OrderEvent.OrderPlaced.self) { event, _ in book.withLock { $0.apply(event) } }
+        handlers.on(OrderEvent.OrderShipped.self) { event, _ in book.withLock { $0.apply(event) } }
+        handlers.on(OrderEvent.OrderCancelled.self) { event, _ in book.withLock { $0.apply(event) } }
         return handlers
     }
 

@@ -52,7 +52,7 @@ import Testing
     // MARK: - The values both sides read, in one comparable line
 
     static func facts(_ event: OrderEvent) -> String {
-        func money(_ m: Orders.Money) -> String { "\(m.value) \(m.currency)" }
+        func money(_ m: OrderEvent.Money) -> String { "\(m.value) \(m.currency)" }
         func envelope(_ e: Envelope) -> String { "id=\(e.id) at=\(e.occurredAt.epochSeconds) v=\(e.schemaVersion)" }
         switch event {
         case .placed(let e):
