@@ -326,7 +326,7 @@ public struct SchemaReader {
         let keywords = try object(schema, at: location)
         try check(
             keywords,
-            allowed: ["type", "properties", "required", "additionalProperties", "patternProperties", "$ref", "allOf", "x-swift-name", "$defs", "definitions", "default", "nullable", "minProperties", "maxProperties", "unevaluatedProperties", "propertyNames"],
+            allowed: ["type", "properties", "required", "additionalProperties", "patternProperties", "$ref", "allOf", "x-swift-name", "$defs", "definitions", "default", "nullable", "unevaluatedProperties"],
             at: location)
         if let type = schema["type"], type != .string("object"), type != .array([.string("object"), .string("null")]), type != .array([.string("null"), .string("object")]) {
             throw location.appending("type").error("an object schema's 'type' must be \"object\", not \(type)")
@@ -590,7 +590,7 @@ public struct SchemaReader {
         case let other?: throw location.appending("type").error("'type' must be a string or a list of strings, not \(other.kindName)")
         }
         if Self.openEnumValues(flat) != nil {
-            try check(flatKeywords, allowed: ["anyOf", "enum", "type", "default", "x-swift-name", "nullable", "minLength", "maxLength", "pattern", "format"], at: location)
+            try check(flatKeywords, allowed: ["anyOf", "enum", "type", "default", "x-swift-name", "nullable", "format"], at: location)
             let key = try namedType(at: origin, schema: flat, referencedFrom: location, ref: nil, nameHint: nameHint, parentKey: origin == location ? parentKey : nil)
             return Resolved(type: try typeOf(key), defaultValue: defaultValue, nullable: nullable)
         }
@@ -737,7 +737,7 @@ public struct SchemaReader {
             addValues()
             return Resolved(type: .boolean, defaultValue: nil, checks: checks)
         case "array":
-            try check(keywords, allowed: common.union(["items", "minItems", "maxItems", "uniqueItems", "prefixItems", "contains", "minContains", "maxContains"]), at: location)
+            try check(keywords, allowed: common.union(["items", "minItems", "maxItems", "uniqueItems", "prefixItems", "contains"]), at: location)
             if flat["prefixItems"] != nil || flat["contains"] != nil {
                 throw location.error("unsupported keyword '\(flat["prefixItems"] != nil ? "prefixItems" : "contains")': tuples are not generated; use 'items' with one schema")
             }
@@ -764,7 +764,7 @@ public struct SchemaReader {
             if flat["uniqueItems"] == .bool(true) { checks.append(.uniqueItems) }
             return Resolved(type: .array(element), defaultValue: nil, checks: checks)
         case "object":
-            try check(keywords, allowed: common.union(["additionalProperties", "patternProperties", "minProperties", "maxProperties", "propertyNames"]), at: location)
+            try check(keywords, allowed: common.union(["additionalProperties", "patternProperties"]), at: location)
             // An object without `properties`: a map of its values' schema, or of any values.
             var valueSchema: (JSONValue, SchemaLocation)?
             if let additional = flat["additionalProperties"], additional != .bool(true), additional != .bool(false) {

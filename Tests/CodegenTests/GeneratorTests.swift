@@ -317,6 +317,25 @@ struct SchemaSet {
         #expect(source.contains("public struct StringSchema: Codable, Sendable, Hashable"))
     }
 
+    /// Type names come from where a type is defined, never from which entry of `oneOf` reached it first.
+    @Test func typeNamesDoNotDependOnTheOrderOfEntries() throws {
+        func declared(_ order: [Int]) throws -> [String] {
+            var set = SchemaSet.event(#""total": {"$ref": "../common.json#/$defs/Money"}, "line": {"type": "object", "properties": {"n": {"type": "integer"}}}"#)
+            set.files["events/shipped.json"] = #"{"type": "object", "properties": {"type": {"const": "order.shipped"}, "fee": {"$ref": "../common.json#/$defs/Money"}, "line": {"type": "object", "properties": {"m": {"type": "string"}}}}}"#
+            let entries = [
+                #"{"properties": {"type": {"const": "order.placed"}}, "$ref": "events/placed.json"}"#,
+                #"{"properties": {"type": {"const": "order.shipped"}}, "$ref": "events/shipped.json"}"#,
+            ]
+            set.files["catalog.json"] = #"{"oneOf": ["# + order.map { entries[$0] }.joined(separator: ", ") + "]}"
+            return try set.generate().split(separator: "\n").filter { $0.hasPrefix("extension OrderEvent.") }.map(String.init).sorted()
+        }
+        let forward = try declared([0, 1])
+        #expect(forward.contains("extension OrderEvent.Money {"))
+        #expect(forward.contains("extension OrderEvent.OrderPlaced.Line {"))
+        #expect(forward.contains("extension OrderEvent.OrderShipped.Line {"))
+        #expect(try declared([1, 0]) == forward)
+    }
+
     @Test func everyErrorOfARunIsReported() {
         let errors = SchemaSet.event(##""a": {"type": "string", "frobnicate": 1}, "b": {"type": "integer", "format": "int32", "default": 3000000000}, "c": {"$ref": "#/$defs/Nope"}"##).errors()
         #expect(errors.map(\.description) == [
