@@ -169,6 +169,8 @@ public struct Member: Sendable {
     public var checks: [Check] = []
     /// The `format` annotation, as written (kept in the documentation; the value is not checked).
     public var format: String?
+    /// The `default`, as compact JSON (for the documentation).
+    public var defaultJSON: String?
 
     /// Whether the member is stored as an `InlineString` (a string member; not an array element).
     var isInlineString: Bool {

@@ -452,12 +452,14 @@ public struct SchemaReader {
         let hint = Naming.upperCamel(Naming.words(jsonName))
         var resolved = try field(schema, at: location, nameHint: hint.isEmpty ? "Member" : hint, parentKey: parentKey)
         let presence: Presence
+        var defaultJSON: String?
         if let defaultValue = resolved.defaultValue, defaultValue != .null {
             guard !required else {
                 if jsonName == "id" { throw location.error("the identity 'id' is never defaulted (PRODUCT.md): remove its 'default'") }
                 throw location.error("a required member cannot have a 'default' (a default applies when it is absent); remove it from 'required' or drop the default")
             }
             presence = .defaulted(try literal(defaultValue, for: resolved.type, at: location.appending("default")))
+            defaultJSON = Self.compact(defaultValue)
         } else if required {
             presence = resolved.nullable ? .requiredNullable : .required
         } else {
@@ -468,7 +470,9 @@ public struct SchemaReader {
             resolved.type = .string(identifier: false)
             resolved.checks.insert(.minLength(1), at: 0)
         }
-        return Member(jsonName: jsonName, swiftName: swiftName, type: resolved.type, presence: presence, doc: doc(schema), location: location, checks: resolved.checks, format: resolved.format)
+        return Member(
+            jsonName: jsonName, swiftName: swiftName, type: resolved.type, presence: presence, doc: doc(schema), location: location, checks: resolved.checks,
+            format: resolved.format, defaultJSON: defaultJSON)
     }
 
     /// `x-swift-name` on a member schema names the member, unless the schema defines a type (an inline object
@@ -1001,16 +1005,55 @@ public struct SchemaReader {
             return text
         case (.number, .number(let text)): return "ExactNumber(literal: \(Naming.stringLiteral(text)))"
         case (.boolean, .bool(let b)): return b ? "true" : "false"
-        case (.openEnum(let name), .string(let s)): return "\(name)(rawValue: \(Naming.stringLiteral(s)))"
+        case (.openEnum(let key), .string(let s)): return "\(Self.typeMarker(key))(rawValue: \(Naming.stringLiteral(s)))"
         case (.array(let element), .array(let elements)):
             return "[" + (try elements.enumerated().map { try literal($1, for: element, at: location.appending(String($0))) }).joined(separator: ", ") + "]"
         case (.raw, _): return "RawJSON(bytes: Array(\(Naming.stringLiteral(Self.compact(value))).utf8))"
-        case (.map(.raw), .object(let members)) where members.isEmpty: return "JSONMap()"
+        case (.map(let element), .object(let members)):
+            if members.isEmpty { return "JSONMap()" }
+            let pairs = try members.map { "(\(Naming.stringLiteral($0.key)), \(try literal($0.value, for: element, at: location.appending($0.key))))" }
+            return "JSONMap([" + pairs.joined(separator: ", ") + "])"
+        case (.object(let key), .object(let members)):
+            // The struct's memberwise initializer: what the default gives, the rest as declared.
+            guard case .structure(let structure)? = types[key], !structure.isEvent, structure.tagKey == nil else {
+                throw location.error("unsupported 'default' on this member: an object default needs a plain object type")
+            }
+            for (name, _) in members where !structure.members.contains(where: { $0.jsonName == name }) {
+                throw location.appending(name).error("the default's member '\(name)' is not declared in the object's 'properties'")
+            }
+            var arguments: [String] = []
+            for member in structure.members {
+                guard let value = members.first(where: { $0.key == member.jsonName })?.value else {
+                    if member.presence == .required || member.presence == .requiredNullable {
+                        throw location.error("the default lacks the required member '\(member.jsonName)'")
+                    }
+                    continue
+                }
+                let argument = value == .null && member.isNullable ? "nil" : try literal(value, for: member.type, at: location.appending(member.jsonName))
+                arguments.append("\(member.swiftName): \(argument)")
+            }
+            return "\(Self.typeMarker(key))(" + arguments.joined(separator: ", ") + ")"
         case (.timestamp, _), (.object, _), (.custom, _), (.union, _), (.map, _):
-            throw location.error("unsupported 'default' on this member: only strings, numbers, booleans, open enums, arrays of them and free-form values have defaults")
+            throw location.error("unsupported 'default' on this member: only strings, numbers, booleans, open enums, objects, maps, arrays of them and free-form values have defaults")
         default:
             throw location.error("the default \(Self.render(value)) does not match the member's type \(type.swiftType)")
         }
+    }
+
+    /// A type's key in a default's Swift source, replaced by the type's qualified name in ``finish()``.
+    static func typeMarker(_ key: String) -> String { "\u{27E6}\(key)\u{27E7}" }
+
+    /// `source` with every ``typeMarker(_:)`` replaced by its type's qualified name.
+    func resolvingTypeMarkers(_ source: String) -> String {
+        var out = ""
+        var rest = Substring(source)
+        while let open = rest.firstIndex(of: "\u{27E6}"), let close = rest[open...].firstIndex(of: "\u{27E7}") {
+            out += rest[..<open]
+            let key = String(rest[rest.index(after: open)..<close])
+            out += qualifiedNames[key] ?? key
+            rest = rest[rest.index(after: close)...]
+        }
+        return out + rest
     }
 
     /// Compact JSON text of a value.
@@ -1109,10 +1152,8 @@ public struct SchemaReader {
             switch types[key] {
             case .structure(var s)?:
                 for k in s.members.indices {
-                    // An open enum's default names the enum by its key until now.
-                    if case .defaulted(let d) = s.members[k].presence, case .openEnum(let enumKey) = s.members[k].type, let name = qualifiedNames[enumKey] {
-                        s.members[k].presence = .defaulted(d.replacing(enumKey, with: name))
-                    }
+                    // A default names generated types by their keys until now.
+                    if case .defaulted(let d) = s.members[k].presence { s.members[k].presence = .defaulted(resolvingTypeMarkers(d)) }
                     s.members[k].type = rename(s.members[k].type)
                 }
                 types[key] = .structure(s)

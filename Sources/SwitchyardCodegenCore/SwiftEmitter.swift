@@ -105,16 +105,8 @@ struct SwiftEmitter {
         if let doc = m.doc { parts.append(doc) }
         if let format = m.format { parts.append("Format: \(format) (kept as written).") }
         if m.presence == .requiredNullable { parts.append("Required; may be null.") }
-        if case .defaulted(let d) = m.presence, !(m.doc ?? "").contains("efault") { parts.append("Default: \(Self.defaultDoc(m, d)).") }
+        if let json = m.defaultJSON, !(m.doc ?? "").contains("efault") { parts.append("Default: \(json).") }
         return parts.isEmpty ? nil : parts.joined(separator: " ")
-    }
-
-    /// A default as the schema wrote it (JSON), not as Swift source.
-    static func defaultDoc(_ m: Member, _ swift: String) -> String {
-        if case .number = m.type, swift.hasPrefix("ExactNumber(literal: \"") { return String(swift.dropFirst(22).dropLast(2)) }
-        if case .openEnum = m.type, let open = swift.range(of: "(rawValue: ") { return String(swift[open.upperBound...].dropLast()) }
-        if case .raw = m.type, let open = swift.range(of: "Array(") { return String(swift[open.upperBound...].dropLast(7)) }
-        return swift
     }
 
     mutating func declareStruct(_ s: StructModel, qualified: String) {
@@ -360,10 +352,18 @@ struct SwiftEmitter {
         return lines
     }
 
-    /// A default as an expression: an open enum's is kept in a static (a copy costs less than making it).
+    /// A default as an expression: an open enum's, an object's or a map's is kept in a static (a copy costs
+    /// less than making it).
     static func defaultExpression(_ m: Member, _ literal: String) -> String {
-        if case .openEnum = m.type { return "Self.\(m.swiftName)Default" }
-        return literal
+        hasStaticDefault(m) ? "Self.\(m.swiftName)Default" : literal
+    }
+
+    static func hasStaticDefault(_ m: Member) -> Bool {
+        guard case .defaulted = m.presence else { return false }
+        switch m.type {
+        case .openEnum, .object, .map: return true
+        default: return false
+        }
     }
 
     // MARK: - Support: fast path
@@ -385,12 +385,10 @@ struct SwiftEmitter {
         table += ")"
         block("extension \(qualified): FastCodable") { w in
             if fast { w.line("static let fields = \(table)") }
-            for m in s.members {
-                if case .defaulted(let d) = m.presence, case .openEnum = m.type {
-                    w.line("static let \(m.swiftName)Default = \(d)")
-                }
+            for m in s.members where Self.hasStaticDefault(m) {
+                if case .defaulted(let d) = m.presence { w.line("static let \(m.swiftName)Default = \(d)") }
             }
-            if fast || s.members.contains(where: { if case .defaulted = $0.presence, case .openEnum = $0.type { true } else { false } }) { w.line() }
+            if fast || s.members.contains(where: Self.hasStaticDefault) { w.line() }
             w.line("/// Every member at its placeholder or default.")
             let unread = Self.unreadLines(s)
             if unread.isEmpty {
