@@ -1,13 +1,17 @@
+import Foundation
+
 /// The rules a generated decoder applies to a record, evaluated directly on the parsed JSON against a
 /// ``SchemaSnapshot`` (no Swift is compiled): `schema check --records` replays captured records
 /// through the new schemas with it and counts the records each change affects.
 ///
 /// Checked: the tag (a known one; an unknown one is `unknownType` on a strict catalog, `.unknown` on a
-/// lenient one), the envelope, and for every member of the event and the objects it nests: present
-/// when required (`keyNotFound`), not `null` when required (`valueNotFound`), the JSON type
-/// (`typeMismatch`), integers without a fraction and inside the member's type and `minimum`/`maximum`,
-/// non-empty identifiers (`minLength: 1`) and RFC 3339 date-times (`dataCorrupted`). Unknown fields and
-/// open-enum values never fail (rules 2 and 3); hand-written (`x-swift-type`) members are not checked.
+/// lenient one), the envelope of the events that carry it, and for every member of the event and the
+/// objects, maps and unions it nests: present when required (`keyNotFound`), not `null` when required and
+/// not nullable (`valueNotFound`), the JSON type (`typeMismatch`), integers without a fraction and inside
+/// the member's type and `minimum`/`maximum`, non-empty identifiers (`minLength: 1`), RFC 3339 date-times
+/// and the validation keywords (`dataCorrupted`), a union's discriminator. Unknown fields, open-enum values
+/// and a union's unknown discriminator never fail (rules 2 and 3); hand-written (`x-swift-type`) members
+/// are not checked.
 /// Every violation in a record is reported, not only the first one a decoder would stop at.
 public struct RecordRules: Sendable {
     /// One rule a record breaks.
@@ -57,7 +61,7 @@ public struct RecordRules: Sendable {
         }
         guard let structure = snapshot.eventStruct(entry) else { return .decoded(tag: tag) }
         var violations: [Violation] = []
-        checkEnvelope(value, at: catalog.location.description + " (envelope)", into: &violations)
+        if structure.hasEnvelope { checkEnvelope(value, at: catalog.location.description + " (envelope)", into: &violations) }
         checkMembers(structure, value, path: "", into: &violations)
         return violations.isEmpty ? .decoded(tag: tag) : .failed(tag: tag, violations: violations)
     }
@@ -94,7 +98,11 @@ public struct RecordRules: Sendable {
             case .null?:
                 if member.presence == .required { violations.append(Violation(pointer: pointer, kind: "valueNotFound", path: memberPath)) }
             case let value?:
+                let before = violations.count
                 checkValue(value, member.type, pointer: pointer, path: memberPath, into: &violations)
+                if violations.count == before, !member.checks.allSatisfy({ Self.satisfies(value, $0) }) {
+                    violations.append(Violation(pointer: pointer, kind: "dataCorrupted", path: memberPath))
+                }
             }
         }
     }
@@ -138,8 +146,92 @@ public struct RecordRules: Sendable {
                     checkValue(item, element, pointer: pointer + "/additionalProperties", path: itemPath, into: &violations)
                 }
             }
-        case .custom, .raw, .union:
+        case .union(let name):
+            guard case .union(let union)? = snapshot.types[name] else { return }
+            switch union.branches {
+            case .tagged(let key, let variants):
+                guard value.members != nil else { return fail("typeMismatch") }
+                guard let tagValue = value[key] else {
+                    return violations.append(Violation(pointer: pointer, kind: "keyNotFound", path: DiffContext.render(path, key)))
+                }
+                guard let tag = tagValue.string else {
+                    return violations.append(Violation(pointer: pointer, kind: tagValue == .null ? "valueNotFound" : "typeMismatch", path: DiffContext.render(path, key)))
+                }
+                // A tag this build does not know is the union's `.unknown`: not a failure.
+                if let variant = variants.first(where: { $0.tag == tag }), case .structure(let nested)? = snapshot.types[variant.type] {
+                    checkMembers(nested, value, path: path, into: &violations)
+                }
+            case .byJSONType(let cases):
+                let kind = Self.kind(of: value)
+                guard let match = cases.first(where: { Self.kinds(of: $0.type).contains(kind) }) else { return fail("typeMismatch") }
+                checkValue(value, match.type, pointer: pointer, path: path, into: &violations)
+            }
+        case .custom, .raw:
             break
+        }
+    }
+
+    /// The JSON kind of a value, as a union by JSON type tells its branches apart.
+    static func kind(of value: JSONValue) -> String {
+        switch value {
+        case .null: "null"
+        case .bool: "boolean"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        case .number(let text): text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) ? "number" : "integer"
+        }
+    }
+
+    /// The JSON kinds a branch of a union by JSON type takes.
+    static func kinds(of type: FieldType) -> Set<String> {
+        switch type {
+        case .string, .openEnum, .timestamp: ["string"]
+        case .integer: ["integer"]
+        case .number: ["integer", "number"]
+        case .boolean: ["boolean"]
+        case .array: ["array"]
+        default: ["object"]
+        }
+    }
+
+    /// Whether `value` satisfies a validation keyword (a value of the member's JSON type).
+    static func satisfies(_ value: JSONValue, _ check: Check) -> Bool {
+        func decimal(_ text: String) -> Decimal? { Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) }
+        func number(_ v: JSONValue) -> Decimal? { if case .number(let text) = v { decimal(text) } else { nil } }
+        switch check {
+        case .minLength(let n): return (value.string?.unicodeScalars.count ?? n) >= n
+        case .maxLength(let n): return (value.string?.unicodeScalars.count ?? 0) <= n
+        case .pattern(let pattern):
+            guard let s = value.string else { return true }
+            do {
+                let expression = try NSRegularExpression(pattern: pattern)
+                return expression.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) != nil
+            } catch {
+                return false
+            }
+        case .minimum(let bound, let exclusive):
+            guard let v = number(value), let b = decimal(bound) else { return false }
+            return exclusive ? v > b : v >= b
+        case .maximum(let bound, let exclusive):
+            guard let v = number(value), let b = decimal(bound) else { return false }
+            return exclusive ? v < b : v <= b
+        case .multipleOf(let divisor):
+            guard let v = number(value), let d = decimal(divisor), d != 0 else { return false }
+            var quotient = v / d
+            var whole = Decimal()
+            NSDecimalRound(&whole, &quotient, 0, .down)
+            return whole == quotient
+        case .minItems(let n): return (value.elements?.count ?? n) >= n
+        case .maxItems(let n): return (value.elements?.count ?? 0) <= n
+        case .uniqueItems:
+            let elements = value.elements ?? []
+            return !elements.indices.contains { i in elements[..<i].contains(elements[i]) }
+        case .oneOf(let values):
+            return values.contains { candidate in
+                if let a = number(candidate), let b = number(value) { return a == b }
+                return candidate == value
+            }
         }
     }
 

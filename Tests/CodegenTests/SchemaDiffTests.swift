@@ -398,4 +398,38 @@ let placedPointer = "events/order.placed.json#/properties"
         #expect(rules.check(Array(#"{"type": "order.x"}"#.utf8), catalog: catalog) == .unknownType(tag: "order.x"))
         #expect(RecordRules.isDateTime("2025-03-14T09:26:53Z") && !RecordRules.isDateTime("2025-03-14 09:26:53Z"))
     }
+
+    /// The rules of an event without the envelope: validation keywords, nullable members, maps and unions.
+    @Test func rulesOfSchemasAsTeamsWriteThem() throws {
+        var catalog = Catalog.placed("")
+        catalog.refs["order.placed"] = "events/plain.json"
+        var files = catalog.files
+        files["events/plain.json"] = ##"""
+            {"type": "object", "required": ["type", "code", "note", "pay"], "properties": {
+              "type": {"const": "order.placed"},
+              "code": {"type": "string", "pattern": "^[A-Z]{3}$"},
+              "note": {"type": ["string", "null"], "maxLength": 4},
+              "price": {"type": "number", "minimum": 0, "multipleOf": 0.01},
+              "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+              "pay": {"oneOf": [
+                {"type": "object", "required": ["kind", "last4"], "properties": {"kind": {"const": "card"}, "last4": {"type": "string"}}},
+                {"type": "object", "required": ["kind"], "properties": {"kind": {"const": "bank"}}}]}}}
+            """##
+        let snapshot = try SchemaSnapshot.read([.init(name: "orders", schema: "orders.json", policy: .strict)]) { files[$0].map { Array($0.utf8) } }
+        let rules = RecordRules(snapshot: snapshot)
+        func violations(_ record: String) -> [String] {
+            switch rules.check(Array(record.utf8), catalog: snapshot.catalogs[0]) {
+            case .decoded: []
+            case .failed(_, let violations): violations.map { "\($0.kind) \($0.path)" }
+            case let other: ["\(other)"]
+            }
+        }
+        // No envelope is asked for; a nullable member may be null; an unknown discriminator is the union's unknown.
+        #expect(violations(#"{"type": "order.placed", "code": "EUR", "note": null, "pay": {"kind": "crypto"}}"#) == [])
+        #expect(violations(#"{"type": "order.placed", "code": "EUR", "note": "ok", "price": 1.25, "labels": {"a": "b"}, "pay": {"kind": "card", "last4": "1"}}"#) == [])
+        #expect(
+            violations(#"{"type": "order.placed", "code": "eur", "note": "too long", "price": 1.005, "labels": {"a": 1}, "pay": {"kind": "card"}}"#)
+                == ["dataCorrupted code", "dataCorrupted note", "dataCorrupted price", "typeMismatch labels.a", "keyNotFound pay.last4"])
+        #expect(violations(#"{"type": "order.placed", "code": "EUR", "pay": {}}"#) == ["keyNotFound note", "keyNotFound pay.kind"])
+    }
 }
