@@ -417,17 +417,40 @@ public struct SchemaReader {
         return members
     }
 
-    /// A tag member in an event's schema: a string, the event's `const`, or an `enum` listing it.
+    /// A tag member in an event's schema: a string, the event's `const`, or an `enum` listing it. String
+    /// validations (a shared base's `minLength: 1`) are allowed when the event's tag satisfies them.
     func checkTag(_ schema: JSONValue, at location: SchemaLocation, tag: String?) throws {
         let keywords = try object(schema, at: location)
-        try check(keywords, allowed: ["type", "const", "enum"], at: location)
+        try check(keywords, allowed: ["type", "const", "enum", "minLength", "maxLength", "pattern"], at: location)
         if let type = schema["type"], type != .string("string") { throw location.error("the tag must be a string") }
+        if let tag {
+            let length = tag.unicodeScalars.count
+            if let min = Self.count(schema["minLength"]), length < min {
+                throw location.appending("minLength").error("the tag '\(tag)' is shorter than its 'minLength' \(min)")
+            }
+            if let max = Self.count(schema["maxLength"]), length > max {
+                throw location.appending("maxLength").error("the tag '\(tag)' is longer than its 'maxLength' \(max)")
+            }
+            if let pattern = schema["pattern"]?.string {
+                let expression = try? NSRegularExpression(pattern: pattern)
+                let range = NSRange(tag.startIndex..., in: tag)
+                if expression?.firstMatch(in: tag, range: range) == nil {
+                    throw location.appending("pattern").error("the tag '\(tag)' does not match its 'pattern'")
+                }
+            }
+        }
         if let const = schema["const"], let tag, const != .string(tag) {
             throw location.appending("const").error("the event's tag const \(Self.render(const)) differs from the catalog's '\(tag)'")
         }
         if let values = schema["enum"]?.elements, let tag, !values.contains(.string(tag)) {
             throw location.appending("enum").error("the event's tag enum does not list the catalog's '\(tag)'")
         }
+    }
+
+    /// A length keyword's value, when it is a non-negative integer.
+    static func count(_ value: JSONValue?) -> Int? {
+        guard case .number(let text)? = value else { return nil }
+        return Int(text)
     }
 
     /// A JSON value as a message shows it (`"x"`, `3`, `[1, 2]`).
