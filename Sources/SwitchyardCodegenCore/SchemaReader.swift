@@ -613,6 +613,8 @@ public struct SchemaReader {
         case let other?: throw location.appending("type").error("'type' must be a string or a list of strings, not \(other.kindName)")
         }
         if Self.openEnumValues(flat) != nil {
+            // `null` is a value only when the `enum` lists it (its `type` list allowing it is not enough).
+            if let values = flat["enum"]?.elements { nullable = values.contains(.null) }
             try check(flatKeywords, allowed: ["anyOf", "enum", "type", "default", "x-swift-name", "nullable", "minLength", "maxLength", "pattern", "format"], at: location)
             let key = try namedType(at: origin, schema: flat, referencedFrom: location, ref: nil, nameHint: nameHint, parentKey: origin == location ? parentKey : nil)
             return Resolved(type: try typeOf(key), defaultValue: defaultValue, nullable: nullable)
@@ -654,8 +656,11 @@ public struct SchemaReader {
         return resolved
     }
 
+    /// Whether a definition admits `null` itself: OpenAPI's `nullable`, `null` in its `type` list, or
+    /// among its untyped `enum` values.
     static func isNullable(_ schema: JSONValue) -> Bool {
-        schema["nullable"] == .bool(true)
+        schema["nullable"] == .bool(true) || schema["type"]?.elements?.contains(.string("null")) == true
+            || (schema["type"] == nil && schema["enum"]?.elements?.contains(.null) == true)
     }
 
     static func jsonType(of value: JSONValue) -> String? {
@@ -830,7 +835,11 @@ public struct SchemaReader {
             let s = elements.compactMap(\.string)
             return s.count == elements.count && !s.isEmpty ? s : nil
         }
-        if let values = strings(schema["enum"]), schema["type"] == nil || schema["type"] == .string("string") { return values }
+        // A nullable enum (`type: ["string", "null"]`, `null` among the values) is as open as a plain one.
+        let stringTypes: [JSONValue?] = [nil, .string("string"), .array([.string("string"), .string("null")]), .array([.string("null"), .string("string")])]
+        if stringTypes.contains(schema["type"]), let values = strings(schema["enum"].map { .array(($0.elements ?? []).filter { $0 != .null }) }) {
+            return values
+        }
         guard let branches = schema["anyOf"]?.elements, branches.count == 2 else { return nil }
         let enumBranch = branches.first { $0["enum"] != nil }
         let stringBranch = branches.first { $0 == .object([("type", .string("string"))]) }
