@@ -326,6 +326,7 @@ struct SwiftEmitter {
     /// (``JSONCursor/checkedString()``), as the checks need it.
     static func checkedReader(_ type: FieldType) -> String {
         switch type {
+        case .string(identifier: true): "try cursor.checkedIdentifier()"
         case .string: "try cursor.checkedString()"
         case .array(.string): "try cursor.array { (cursor: inout JSONCursor) throws(FastPathBail) in try cursor.checkedString() }"
         default: reader(type, inline: false)
