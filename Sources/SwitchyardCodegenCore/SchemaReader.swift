@@ -793,6 +793,8 @@ public struct SchemaReader {
             return Resolved(type: .array(element), defaultValue: nil, checks: checks)
         case "object":
             try check(keywords, allowed: common.union(["additionalProperties", "patternProperties", "minProperties", "maxProperties", "propertyNames"]), at: location)
+            if let n = try count("minProperties"), n > 0 { checks.append(.minProperties(n)) }
+            if let n = try count("maxProperties") { checks.append(.maxProperties(n)) }
             // An object without `properties`: a map of its values' schema, or of any values.
             var valueSchema: (JSONValue, SchemaLocation)?
             if let additional = flat["additionalProperties"], additional != .bool(true), additional != .bool(false) {

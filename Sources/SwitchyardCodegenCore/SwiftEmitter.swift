@@ -309,6 +309,12 @@ struct SwiftEmitter {
             case .uniqueItems:
                 parts.append("SchemaRule.isUnique(\(v))")
                 rules.append("uniqueItems")
+            case .minProperties(let n):
+                parts.append("\(v).count >= \(n)")
+                rules.append("minProperties")
+            case .maxProperties(let n):
+                parts.append("\(v).count <= \(n)")
+                rules.append("maxProperties")
             case .oneOf(let values):
                 switch m.type {
                 case .number: parts.append("SchemaRule.isOneOf(\(v), [\(values.map { Naming.stringLiteral(SchemaReader.compact($0)) }.joined(separator: ", "))])")
