@@ -21,6 +21,7 @@ build: deps
 test: build
 	$(SWIFT) test $(SWIFT_FLAGS) $(SWIFT_TEST_FLAGS)
 	scripts/codegen_conformance.py
+	scripts/schema_differential.py --reuse
 	scripts/contract-tests.sh
 	scripts/deploy-tests.sh
 	scripts/example-tests.sh
@@ -29,6 +30,7 @@ test: build
 ## compiled (warnings are errors) and checked on its records; every schema it refuses, refused with the expected error.
 conformance: build
 	scripts/codegen_conformance.py
+	scripts/schema_differential.py --reuse
 
 ## make deploy-test: config schema, Dockerfile, Kubernetes manifests, alerts and dashboard, offline.
 deploy-test: deps

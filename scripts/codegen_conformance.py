@@ -95,6 +95,10 @@ def main():
             for name, module in accepted:
                 f.write(f"        ({json.dumps(name)}, {{ try Checker.check({module}.{camel(name)}Event.self, records: $0) }}),\n")
             f.write("    ]\n}\n")
+            f.write("\nfunc conformanceOutcomes() -> [(String, ([UInt8]) -> String)] {\n    [\n")
+            for name, module in accepted:
+                f.write(f"        ({json.dumps(name)}, {{ Checker.outcome({module}.{camel(name)}Event.self, $0) }}),\n")
+            f.write("    ]\n}\n")
         targets = []
         for _, module in accepted:
             targets.append(f'        .target(name: "{module}", dependencies: [.product(name: "SwitchyardJSON", package: "Switchyard")]),')

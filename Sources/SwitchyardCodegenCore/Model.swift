@@ -151,6 +151,9 @@ public enum Check: Sendable, Equatable {
     case minItems(Int)
     case maxItems(Int)
     case uniqueItems
+    /// `minProperties`, `maxProperties` on a map.
+    case minProperties(Int)
+    case maxProperties(Int)
     /// `const` or `enum` (of non-strings): the value is one of these (JSON texts).
     case oneOf([JSONValue])
 }

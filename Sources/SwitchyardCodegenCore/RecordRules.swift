@@ -222,6 +222,8 @@ public struct RecordRules: Sendable {
             var whole = Decimal()
             NSDecimalRound(&whole, &quotient, 0, .down)
             return whole == quotient
+        case .minProperties(let n): return (value.members?.count ?? n) >= n
+        case .maxProperties(let n): return (value.members?.count ?? 0) <= n
         case .minItems(let n): return (value.elements?.count ?? n) >= n
         case .maxItems(let n): return (value.elements?.count ?? 0) <= n
         case .uniqueItems:

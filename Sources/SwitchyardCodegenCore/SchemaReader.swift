@@ -417,17 +417,40 @@ public struct SchemaReader {
         return members
     }
 
-    /// A tag member in an event's schema: a string, the event's `const`, or an `enum` listing it.
+    /// A tag member in an event's schema: a string, the event's `const`, or an `enum` listing it. String
+    /// validations (a shared base's `minLength: 1`) are allowed when the event's tag satisfies them.
     func checkTag(_ schema: JSONValue, at location: SchemaLocation, tag: String?) throws {
         let keywords = try object(schema, at: location)
-        try check(keywords, allowed: ["type", "const", "enum"], at: location)
+        try check(keywords, allowed: ["type", "const", "enum", "minLength", "maxLength", "pattern"], at: location)
         if let type = schema["type"], type != .string("string") { throw location.error("the tag must be a string") }
+        if let tag {
+            let length = tag.unicodeScalars.count
+            if let min = Self.count(schema["minLength"]), length < min {
+                throw location.appending("minLength").error("the tag '\(tag)' is shorter than its 'minLength' \(min)")
+            }
+            if let max = Self.count(schema["maxLength"]), length > max {
+                throw location.appending("maxLength").error("the tag '\(tag)' is longer than its 'maxLength' \(max)")
+            }
+            if let pattern = schema["pattern"]?.string {
+                let expression = try? NSRegularExpression(pattern: pattern)
+                let range = NSRange(tag.startIndex..., in: tag)
+                if expression?.firstMatch(in: tag, range: range) == nil {
+                    throw location.appending("pattern").error("the tag '\(tag)' does not match its 'pattern'")
+                }
+            }
+        }
         if let const = schema["const"], let tag, const != .string(tag) {
             throw location.appending("const").error("the event's tag const \(Self.render(const)) differs from the catalog's '\(tag)'")
         }
         if let values = schema["enum"]?.elements, let tag, !values.contains(.string(tag)) {
             throw location.appending("enum").error("the event's tag enum does not list the catalog's '\(tag)'")
         }
+    }
+
+    /// A length keyword's value, when it is a non-negative integer.
+    static func count(_ value: JSONValue?) -> Int? {
+        guard case .number(let text)? = value else { return nil }
+        return Int(text)
     }
 
     /// A JSON value as a message shows it (`"x"`, `3`, `[1, 2]`).
@@ -594,6 +617,8 @@ public struct SchemaReader {
         case let other?: throw location.appending("type").error("'type' must be a string or a list of strings, not \(other.kindName)")
         }
         if Self.openEnumValues(flat) != nil {
+            // `null` is a value only when the `enum` lists it (its `type` list allowing it is not enough).
+            if let values = flat["enum"]?.elements { nullable = values.contains(.null) }
             try check(flatKeywords, allowed: ["anyOf", "enum", "type", "default", "x-swift-name", "nullable", "format"], at: location)
             let key = try namedType(at: origin, schema: flat, referencedFrom: location, ref: nil, nameHint: nameHint, parentKey: origin == location ? parentKey : nil)
             return Resolved(type: try typeOf(key), defaultValue: defaultValue, nullable: nullable)
@@ -635,8 +660,11 @@ public struct SchemaReader {
         return resolved
     }
 
+    /// Whether a definition admits `null` itself: OpenAPI's `nullable`, `null` in its `type` list, or
+    /// among its untyped `enum` values.
     static func isNullable(_ schema: JSONValue) -> Bool {
-        schema["nullable"] == .bool(true)
+        schema["nullable"] == .bool(true) || schema["type"]?.elements?.contains(.string("null")) == true
+            || (schema["type"] == nil && schema["enum"]?.elements?.contains(.null) == true)
     }
 
     static func jsonType(of value: JSONValue) -> String? {
@@ -768,7 +796,9 @@ public struct SchemaReader {
             if flat["uniqueItems"] == .bool(true) { checks.append(.uniqueItems) }
             return Resolved(type: .array(element), defaultValue: nil, checks: checks)
         case "object":
-            try check(keywords, allowed: common.union(["additionalProperties", "patternProperties"]), at: location)
+            try check(keywords, allowed: common.union(["additionalProperties", "patternProperties", "minProperties", "maxProperties"]), at: location)
+            if let n = try count("minProperties"), n > 0 { checks.append(.minProperties(n)) }
+            if let n = try count("maxProperties") { checks.append(.maxProperties(n)) }
             // An object without `properties`: a map of its values' schema, or of any values.
             var valueSchema: (JSONValue, SchemaLocation)?
             if let additional = flat["additionalProperties"], additional != .bool(true), additional != .bool(false) {
@@ -811,7 +841,11 @@ public struct SchemaReader {
             let s = elements.compactMap(\.string)
             return s.count == elements.count && !s.isEmpty ? s : nil
         }
-        if let values = strings(schema["enum"]), schema["type"] == nil || schema["type"] == .string("string") { return values }
+        // A nullable enum (`type: ["string", "null"]`, `null` among the values) is as open as a plain one.
+        let stringTypes: [JSONValue?] = [nil, .string("string"), .array([.string("string"), .string("null")]), .array([.string("null"), .string("string")])]
+        if stringTypes.contains(schema["type"]), let values = strings(schema["enum"].map { .array(($0.elements ?? []).filter { $0 != .null }) }) {
+            return values
+        }
         guard let branches = schema["anyOf"]?.elements, branches.count == 2 else { return nil }
         let enumBranch = branches.first { $0["enum"] != nil }
         let stringBranch = branches.first { $0 == .object([("type", .string("string"))]) }

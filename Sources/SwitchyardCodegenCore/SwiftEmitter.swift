@@ -301,6 +301,12 @@ struct SwiftEmitter {
             case .uniqueItems:
                 parts.append("SchemaRule.isUnique(\(v))")
                 rules.append("uniqueItems")
+            case .minProperties(let n):
+                parts.append("\(v).count >= \(n)")
+                rules.append("minProperties")
+            case .maxProperties(let n):
+                parts.append("\(v).count <= \(n)")
+                rules.append("maxProperties")
             case .oneOf(let values):
                 switch m.type {
                 case .number: parts.append("SchemaRule.isOneOf(\(v), [\(values.map { Naming.stringLiteral(SchemaReader.compact($0)) }.joined(separator: ", "))])")
@@ -318,6 +324,7 @@ struct SwiftEmitter {
     /// (``JSONCursor/checkedString()``), as the checks need it.
     static func checkedReader(_ type: FieldType) -> String {
         switch type {
+        case .string(identifier: true): "try cursor.checkedIdentifier()"
         case .string: "try cursor.checkedString()"
         case .array(.string): "try cursor.array { (cursor: inout JSONCursor) throws(FastPathBail) in try cursor.checkedString() }"
         default: reader(type, inline: false)

@@ -159,6 +159,14 @@ extension JSONCursor {
         if !escaped { return String(decoding: raw, as: UTF8.self) }
         return String(decoding: JSONString.unescape(raw), as: UTF8.self)
     }
+
+    /// ``checkedString()`` for a required identifier (`minLength: 1`): an empty string bails, as
+    /// ``inlineIdentifier()`` does.
+    @inlinable public mutating func checkedIdentifier() throws(FastPathBail) -> String {
+        let value = try checkedString()
+        guard !value.isEmpty else { throw FastPathBail() }
+        return value
+    }
 }
 
 extension CanonicalWriter {

@@ -91,6 +91,23 @@ enum Checker {
     }
 }
 
+extension Checker {
+    /// The general decoder's outcome for one record, as one JSON line: `{"outcome": "decoded"|"unknown"|"failed",
+    /// "kind": …, "path": …}` (what scripts/schema_differential.py compares with a reference validator).
+    static func outcome<C: EventCatalog>(_ catalog: C.Type, _ input: [UInt8]) -> String {
+        var decoder = EventDecoder<C>(usesFastPath: false)
+        let result = decoder.decode(input)
+        var fields: [String: String]
+        switch result.outcome {
+        case .decoded: fields = ["outcome": "decoded"]
+        case .unknown: fields = C.defaultPolicy == .strict ? ["outcome": "failed", "kind": "unknownType", "path": ""] : ["outcome": "unknown"]
+        case .failed(let failure): fields = ["outcome": "failed", "kind": failure.kind.rawValue, "path": failure.path]
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
 /// Whether the input has `null` at `path` (`a.b[2]`): a defaulted member's `null` is written as its default.
 func isNull(at path: String, in input: [UInt8]) -> Bool {
     guard var value = try? JSONSerialization.jsonObject(with: Data(input), options: [.fragmentsAllowed]) else { return false }
@@ -115,6 +132,16 @@ func isNull(at path: String, in input: [UInt8]) -> Bool {
 
 @main struct ConformanceChecker {
     static func main() throws {
+        if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--outcomes" {
+            // One record per line on stdin, one outcome per line on stdout.
+            let name = CommandLine.arguments[2]
+            guard let decode = conformanceOutcomes().first(where: { $0.0 == name })?.1 else {
+                FileHandle.standardError.write(Data("conformance-checker: no catalog '\(name)'\n".utf8))
+                exit(64)
+            }
+            while let line = readLine(strippingNewline: true) { print(decode(Array(line.utf8))) }
+            return
+        }
         let directory = URL(fileURLWithPath: CommandLine.arguments[1])
         var failed = 0
         var passed = 0
