@@ -111,17 +111,33 @@ struct DLQCommand: Command {
                     exitCodes: [(.success, "counted"), (.findings, "--fail-on warnings and a warning")] + commonExits),
                 CommandSpec(
                     ["dlq", "redrive"], abstract: "Send the selected records back to their original topic (a dry run unless --execute).",
-                    synopsis: ["dlq redrive SOURCE [FILTERS] [--execute] [--max-redrives N] [--rate N/s] [-o table|json]"],
+                    synopsis: ["dlq redrive SOURCE [FILTERS] [--execute] [--force] [--journal FILE] [--max-redrives N] [--rate N/s] [-o table|json]"],
                     discussion: sourceText + "\n" + """
 
                         Sends to switchyard.original.topic (the original partition when it still exists). Key, value
                         and other headers are kept; the previous diagnosis (switchyard.*, kafka_dlt-*,
-                        __connect.errors.*) is dropped; switchyard.redrive.count is incremented. Records whose
-                        count reached --max-redrives are refused (loop guard: the worker keeps the count when it
-                        dead-letters a record again). Records stay in the DLQ: use --from to skip those already sent.
+                        __connect.errors.*) is dropped; switchyard.redrive.count is incremented and
+                        switchyard.redrive.of names the dead letter it came from (the worker keeps both when it
+                        dead-letters the record again).
+
+                        Each record is first decoded with this build, as the worker of its original topic would
+                        (the catalog of that name, or --config's topics): one that would fail again is refused,
+                        with the kind and path ("would fail again: typeMismatch at 'amount.value'"), unless --force.
+                        Also refused: records whose count reached --max-redrives (the loop guard) and records
+                        without an original topic. Skipped: dead letters redriven already, by the journal or by a
+                        later dead letter that links to them.
+
+                        With --execute each record is printed when the broker acknowledges it, with where it went,
+                        and written to the journal (--journal). Ctrl-C (SIGINT) or SIGTERM stops sending, waits for
+                        what is in flight and prints what went (exit 130); run the same command again to send the
+                        rest: what the journal lists is never sent twice. Records stay in the DLQ.
+
+                        --file DUMP with --brokers (or --config) redrives a dump to those brokers.
                         """,
                     options: sourceOptions + filterOptions + outputOptions + [
                         OptionSpec("--execute", help: "Send (default: a dry run)."),
+                        OptionSpec("--force", help: "Also send records that this build would fail again (they dead-letter again, or halt a strict partition)."),
+                        OptionSpec("--journal", .file("FILE"), help: "What was sent, read and appended to (a rerun skips it). Default: ~/.local/state/switchyard/redrive/TOPIC.jsonl."),
                         OptionSpec("--max-redrives", .integer("N", minimum: 1), help: "Refuse records redriven N times already. Default: 3."),
                         OptionSpec("--rate", .text("N[/s]"), help: "At most N records per second."),
                         failOn,
@@ -131,8 +147,9 @@ struct DLQCommand: Command {
                         Example("switchyard dlq redrive -b localhost:9092 -t feeds.dlq --kind typeMismatch --execute", "Send them."),
                     ],
                     exitCodes: [
-                        (.success, "redriven (or would be)"), (.findings, "some selected records were refused (loop guard or no original topic)"),
-                    ] + commonExits),
+                        (.success, "redriven (or would be)"),
+                        (.findings, "some selected records were refused (would fail again, loop guard, or no original topic)"),
+                    ] + commonExits + [(.interrupted, "stopped by SIGINT or SIGTERM: what went is printed and journaled; rerun to resume")]),
             ],
             examples: [Example("switchyard dlq stats --file feeds.dlq.jsonl", "Start here: what broke.")],
             exitCodes: [(.success, "success"), (.findings, "a refusal, a dead letter not found, or --fail-on warnings")] + commonExits)
@@ -152,6 +169,8 @@ struct DLQCommand: Command {
     var fromOffset: Int64?
     var reveal: Bool
     var execute: Bool
+    var force: Bool
+    var journalPath: String?
     var maxRedrives: Int
     var rate: Double?
     var timeout: Duration
@@ -186,6 +205,8 @@ struct DLQCommand: Command {
         reveal = flag("--reveal")
         follow = flag("--follow")
         execute = flag("--execute")
+        force = flag("--force")
+        journalPath = option("--journal")
         maxRedrives = option("--max-redrives").flatMap { Int($0) } ?? 3
         rate = try parseRate(option("--rate"))
         let seconds = option("--timeout").flatMap { Double($0) } ?? 10
@@ -211,13 +232,20 @@ struct DLQCommand: Command {
 
     func validate() throws {
         let live = brokers != nil || configPath != nil
-        if file != nil && (live || topic != nil) { throw CommandError.usage("--file and --brokers/--config/--topic are exclusive") }
+        if file != nil && topic != nil { throw CommandError.usage("--file and --topic are exclusive: a dump names its topic") }
+        // A redrive from a dump sends to the brokers it names; the other subcommands read one source.
+        if file != nil && live && subcommand != .redrive {
+            throw CommandError.usage("--file and --brokers/--config are exclusive (only dlq redrive takes both: it reads the dump and sends to the brokers)")
+        }
         if file == nil && !live { throw CommandError.usage("give a source: --brokers LIST --topic TOPIC, or --file DUMP") }
-        if live && topic == nil && targetLocation == nil { throw CommandError.usage("--topic names the dead-letter topic (e.g. feeds.dlq)") }
+        if live && file == nil && topic == nil && targetLocation == nil {
+            throw CommandError.usage("--topic names the dead-letter topic (e.g. feeds.dlq)")
+        }
         if let targetLocation, let topic, targetLocation.topic != topic {
             throw CommandError.usage("\(targetLocation) is not in --topic \(topic)")
         }
-        if follow && file != nil { throw CommandError.usage("--follow reads a live topic (--brokers or --config), not a --file") }
+        if execute && !live { throw CommandError.usage("dlq redrive --execute needs --brokers (or --config) to send to") }
+                if follow && file != nil { throw CommandError.usage("--follow reads a live topic (--brokers or --config), not a --file") }
     }
 
     // MARK: - Run
@@ -225,11 +253,13 @@ struct DLQCommand: Command {
     func run() async throws -> ExitCode {
         var properties: [String: String] = [:]
         var brokers = self.brokers
+        var config: WorkerConfiguration?
         if let configPath {
             do {
-                let config = try WorkerConfiguration.load(path: configPath, catalogs: SwitchyardCommand.catalogs)
-                properties = config.kafka
-                brokers = brokers ?? config.brokers
+                let loaded = try WorkerConfiguration.load(path: configPath, catalogs: SwitchyardCommand.catalogs)
+                properties = loaded.kafka
+                brokers = brokers ?? loaded.brokers
+                config = loaded
             } catch {
                 throw CommandError(.config, "\(configPath): \(error)")
             }
@@ -277,10 +307,9 @@ struct DLQCommand: Command {
             render(stats, topic: source.topicName ?? stats.topic, out: out, style: style)
             code = .success
         case .redrive:
-            let letters = try await source.readAll(connectTimeout: connectTimeout, idleTimeout: timeout)
-            letters.forEach(observe)
-            try checkTypes(seen: seenTypes)
-            code = try await redrive(letters.filter(selected), out: out, style: style, brokers: brokers, properties: properties)
+            code = try await redrive(
+                source, options: options, out: out, style: style, observe: observe, brokers: brokers, properties: properties, config: config
+            ) { try checkTypes(seen: seenTypes) }
         }
         out.flush()
         let name = source.topicName ?? firstTopic ?? file ?? "the input"
@@ -335,7 +364,12 @@ struct DLQCommand: Command {
         d.topic.map { RecordLocation(topic: $0, partition: d.partition, offset: d.offset) }
     }
 
-    static func dash(_ s: String?) -> String {
+    /// The REDRIVES column: how many times the record was redriven, and from which dead letter it came back.
+    static func redrives(_ d: DeadLetter) -> String {
+        String(d.redriveCount) + (d.redriveOf.map { " (of \($0))" } ?? "")
+    }
+
+        static func dash(_ s: String?) -> String {
         guard let s else { return "-" }
         return s.isEmpty ? "(root)" : s
     }
@@ -357,6 +391,7 @@ struct DLQCommand: Command {
         o.setIfPresent("message", d.message)
         o.setIfPresent("exceptionClass", d.exceptionClass)
         o.set("redriveCount", d.redriveCount)
+        o.setIfPresent("redriveOf", d.redriveOf)
         o.set("origin", d.origin.rawValue)
         return o
     }
@@ -377,7 +412,7 @@ struct DLQCommand: Command {
             options.follow = true
             options.shouldStop = { flag.isSet }
         }
-        let table = StreamingTable(header: ["DEAD LETTER", "AGE", "ORIGINAL", "TYPE", "KIND", "PATH"], out: out, style: style)
+        let table = StreamingTable(header: ["DEAD LETTER", "AGE", "ORIGINAL", "TYPE", "KIND", "REDRIVES", "PATH"], out: out, style: style)
         var shown = 0
         options.afterBatch = { [follow] in if follow { table.flush() } }
         let summary = try await source.read(options) { d in
@@ -388,7 +423,9 @@ struct DLQCommand: Command {
                 out.line(Self.basics(d).bytes)
                 if follow { out.flush() }
             } else {
-                table.add([Self.dlqPosition(d), relativeAge(d.failedAt), d.originalLocation, d.type ?? "-", d.kind, Self.dash(d.path)])
+                table.add([
+                    Self.dlqPosition(d), relativeAge(d.failedAt), d.originalLocation, d.type ?? "-", d.kind, Self.redrives(d), Self.dash(d.path),
+                ])
             }
             return true
         }
@@ -599,88 +636,6 @@ struct DLQCommand: Command {
             for (key, count) in ranked(counts) { t.rows.append([String(count), key]) }
             out.line(style.header(t.render()))
         }
-    }
-
-    // MARK: redrive
-
-    func redrive(_ letters: [DeadLetter], out: Output, style: Style, brokers: String?, properties: [String: String]) async throws -> ExitCode {
-        var publisher: Publisher?
-        var partitionCounts: [String: Int] = [:]
-        if execute || brokers != nil {
-            guard let brokers else {
-                throw CommandError.usage("dlq redrive --execute needs --brokers (or --config) to send to")
-            }
-            if execute {
-                publisher = try await Publisher.connect(
-                    brokers: brokers, properties: properties, clientID: "switchyard-redrive", rate: rate, connectTimeout: connectTimeout)
-                partitionCounts = publisher!.partitionCounts
-            }
-        }
-        let multi = Set(letters.map(\.partition)).count > 1
-        var table = Table(header: ["DEAD LETTER", "TO", "REDRIVES", "TYPE", "KIND", "PATH", "ACTION"])
-        var sent = 0
-        var refused = 0
-        var lastOffset: Int64?
-        do {
-            for d in letters {
-                var o = Self.basics(d)
-                let position = Self.dlqPosition(d, multiPartition: multi)
-                var action: String
-                var to = "-"
-                if d.redriveCount >= maxRedrives {
-                    action = "refused: redriven \(d.redriveCount) time(s), limit \(maxRedrives)"
-                    refused += 1
-                    o.set("action", "refused")
-                    o.set("reason", "redrive limit reached")
-                } else if let record = d.redriveRecord(partitionCounts: partitionCounts) {
-                    to = record.topic + (record.partition.map { "/\($0)" } ?? "")
-                    o.set("to", record.topic)
-                    o.setIfPresent("toPartition", record.partition)
-                    o.set("newRedriveCount", d.redriveCount + 1)
-                    if let publisher {
-                        try await publisher.send(record)
-                        action = "sent"
-                        o.set("action", "sent")
-                    } else {
-                        action = "would send"
-                        o.set("action", "redrive")
-                    }
-                    sent += 1
-                    lastOffset = d.offset
-                } else {
-                    action = "refused: no original topic in the headers"
-                    refused += 1
-                    o.set("action", "refused")
-                    o.set("reason", "no original topic")
-                }
-                if json {
-                    out.line(o.bytes)
-                } else {
-                    let counts = to == "-" ? String(d.redriveCount) : "\(d.redriveCount)→\(d.redriveCount + 1)"
-                    table.rows.append([position, to, counts, d.type ?? "-", d.kind, Self.dash(d.path), action])
-                }
-            }
-            try await publisher?.finish()
-        } catch {
-            out.flush()
-            await publisher?.abandon()
-            throw error
-        }
-        if !json {
-            if !letters.isEmpty { out.line(style.header(table.render(indent: ""))) }
-            if execute {
-                out.line("sent \(sent) record(s) to their original topic(s); refused \(refused)")
-                // --from is a DLQ offset of every partition: a hint only where it means "after these".
-                if let lastOffset, !multi { out.line("they stay in the DLQ: next time add --from \(lastOffset + 1) to skip them") }
-                if multi { out.line("they stay in the DLQ: narrow the next redrive with filters (--since, --kind, --type, --path)") }
-            } else {
-                out.line(style.bold("DRY RUN") + ": \(sent) record(s) would be redriven, \(refused) refused. Add --execute to send.")
-            }
-        } else {
-            out.flush()
-            printError(execute ? "redrive: sent \(sent), refused \(refused)" : "redrive (dry run): would send \(sent), refused \(refused)")
-        }
-        return refused > 0 ? .findings : .success
     }
 }
 

@@ -54,7 +54,7 @@ enum DeadLetterSource {
     /// not read), or, with `follow`, when `shouldStop` says so; no new record for `idleTimeout` ends it with
     /// what was read and a warning.
     @discardableResult
-    func read(_ options: ReadOptions, _ body: (DeadLetter) throws -> Bool) async throws -> ReadSummary {
+    func read(_ options: ReadOptions, _ body: (DeadLetter) async throws -> Bool) async throws -> ReadSummary {
         switch self {
         case .file(let path):
             var reader = DumpReader(paths: [path], format: .kcat)
@@ -70,7 +70,7 @@ enum DeadLetterSource {
                     if let only = options.only, letter.partition != only.partition || letter.offset != only.offset { continue }
                     summary.read += 1
                     progress.update(summary.read, of: nil)
-                    if try !body(letter) {
+                    if try await !body(letter) {
                         summary.complete = false
                         break
                     }
@@ -96,7 +96,7 @@ enum DeadLetterSource {
     }
 
     private func readLive(
-        brokers: String, topic: String, properties: [String: String], options: ReadOptions, _ body: (DeadLetter) throws -> Bool
+        brokers: String, topic: String, properties: [String: String], options: ReadOptions, _ body: (DeadLetter) async throws -> Bool
     ) async throws -> ReadSummary {
         let kafka = KafkaConfiguration(
             bootstrapServers: brokers.split(separator: ",").map(String.init), clientID: "switchyard-dlq", properties: properties,
@@ -125,7 +125,7 @@ enum DeadLetterSource {
                 let batch = try await reader.next(timeout: options.follow ? .milliseconds(250) : options.idleTimeout)
                 for record in batch.records {
                     summary.read += 1
-                    if try !body(DeadLetter(record)) {
+                    if try await !body(DeadLetter(record)) {
                         summary.complete = false
                         break reading
                     }
