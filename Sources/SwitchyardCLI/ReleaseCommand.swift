@@ -20,7 +20,8 @@ struct ReleaseCommand: Command {
             Refused (exit 1, saying what was found): a topic that is not in the config (--config), a lenient
             topic (it never halts), a topic or partition the brokers do not have, and a partition that is not
             halted at that offset. The halt is read from the worker's /status (--status), or else from the
-            dead-letter topic: the partition's newest dead letter must be the record at that offset. A release
+            group's committed offset (not past that offset) and the dead-letter topic (the partition's newest
+            dead letter must be the record at that offset). A release
             names the record (its offset and timestamp), and the worker applies it to that record only.
 
             With a shared secret (controlTopic.secret in the config, or --secret-file), the release is signed
@@ -39,7 +40,7 @@ struct ReleaseCommand: Command {
             OptionSpec("--partition", .integer("P", minimum: 0), help: "The halted partition (required)."),
             OptionSpec("--offset", .integer("O", minimum: 0), help: "The halted record's offset (required; see /status or switchyard dlq list)."),
             OptionSpec("--reason", .text("TEXT"), help: "Why it is safe to skip (required; kept in the audit trail)."),
-            OptionSpec("--operator", .text("NAME"), help: "Who releases. Default: $USER."),
+            OptionSpec("--operator", .text("NAME"), help: "Who releases (kept in the audit record). Default: $SWITCHYARD_OPERATOR, else $USER, else $LOGNAME; none is a usage error."),
             OptionSpec("--status", .text("URL"), help: "The worker's /status (e.g. http://pod:9464/status): check the halt there."),
             OptionSpec("--dead-letter-topic", .text("NAME"), help: "Check the halt in this DLQ. Default: the config's, else TOPIC.dlq."),
             OptionSpec("--force", help: "Do not check the halt (see above)."),
@@ -109,7 +110,13 @@ struct ReleaseCommand: Command {
         }
         guard let reason = arguments.option("--reason") else { throw CommandError.usage("--reason is required") }
         self.reason = reason
-        operatorName = arguments.option("--operator") ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown"
+        let environment = ProcessInfo.processInfo.environment
+        let named = [arguments.option("--operator"), environment["SWITCHYARD_OPERATOR"], environment["USER"], environment["LOGNAME"]]
+        guard let who = named.compactMap({ $0?.trimmingCharacters(in: .whitespaces) }).first(where: { !$0.isEmpty }) else {
+            // The audit trail must say who: never a silent "unknown" (a container often has no $USER).
+            throw CommandError.usage("name who releases: --operator NAME (or SWITCHYARD_OPERATOR); $USER is not set")
+        }
+        operatorName = who
         controlTopic = arguments.option("--control-topic")
         statusURL = arguments.option("--status")
         deadLetterTopic = arguments.option("--dead-letter-topic")
@@ -193,6 +200,7 @@ struct ReleaseCommand: Command {
                 if let statusURL {
                     halt = try await checkStatus(statusURL, group: group)
                 } else {
+                    try await checkCommitted(group: group, kafka: kafka)
                     halt = try await checkDeadLetters(deadLetterTopic ?? "\(topic).dlq", group: group, kafka: kafka)
                 }
             }
@@ -273,6 +281,19 @@ struct ReleaseCommand: Command {
             result.deadLetter = DeadLetterCoordinates(topic: t, partition: p.int32Value, offset: o.int64Value)
         }
         return result
+    }
+
+    /// A halted partition's committed offset is at most the halted record's (its offset is never stored): a
+    /// group committed past `offset` has moved past it (released already, or a build that decodes it ran).
+    func checkCommitted(group: String, kafka: KafkaConfiguration) async throws {
+        let tp = KafkaTopicPartition(topic: topic, partition: Int32(partition))
+        let committed = try await KafkaConsumer.committedOffsets(group: group, partitions: [tp], kafka: kafka, timeout: connectTimeout)
+        if let next = committed[tp], next > Int64(offset) {
+            throw CommandError(
+                .findings,
+                "refused: group \(group) has committed \(topic)/\(partition) up to @\(next) (the next record it reads), past @\(offset): "
+                    + "it is not halted there (released already, or a build that decodes it ran); nothing to release")
+        }
     }
 
     /// Reads the dead-letter topic: the partition's newest dead letter (for this group) must be the record
