@@ -17,7 +17,7 @@ struct DLQCommand: Command {
         OptionSpec("--topic", short: "-t", .text("TOPIC"), help: "The dead-letter topic, e.g. feeds.dlq (with --brokers or --config)."),
         OptionSpec("--config", short: "-c", .file("FILE"), help: "Brokers and Kafka settings (security) from the worker's config (with --topic)."),
         OptionSpec("--file", .file("DUMP"), help: "A dump made with kcat -C -J -e -t TOPIC.dlq (gzip allowed), instead of a live topic."),
-        OptionSpec("--timeout", .number("S"), help: "Idle timeout: no new record for S seconds ends a live read with what was read (a warning on stderr). Default: 10."),
+        OptionSpec("--timeout", .number("S"), help: "Idle timeout: no new record for S seconds ends a live read before its end: what was read is shown, marked INCOMPLETE, exit 69. Default: 10."),
         OptionSpec("--connect-timeout", .number("S"), help: "Seconds to reach the brokers (exit 69; a refused or unresolvable address fails at once, with its cause). Default: 10."),
     ]
 
@@ -54,7 +54,7 @@ struct DLQCommand: Command {
     static let commonExits: [(code: ExitCode, meaning: String)] = [
         (.usage, "usage (also: an unknown --kind or --type)"),
         (.dataError, "unreadable dump or no such topic"),
-        (.unavailable, "broker unavailable (a refused or unresolvable address at once, with its cause)"),
+        (.unavailable, "broker unavailable (a refused or unresolvable address at once, with its cause), or a read cut short (incomplete)"),
         (.config, "bad --config"),
     ]
 
@@ -298,14 +298,15 @@ struct DLQCommand: Command {
             code = try await show(source, options: options, out: out, style: style, observe: observe)
         case .stats:
             var stats = Stats()
-            try await source.read(options) { d in
+            let summary = try await source.read(options) { d in
                 observe(d)
                 if selected(d) { stats.add(d) }
                 return true
             }
             try checkTypes(seen: seenTypes)
+            stats.cutShort = summary.cutShort
             render(stats, topic: source.topicName ?? stats.topic, out: out, style: style)
-            code = .success
+            code = try Self.incomplete(summary, out: out) ?? .success
         case .redrive:
             code = try await redrive(
                 source, options: options, out: out, style: style, observe: observe, brokers: brokers, properties: properties, config: config
@@ -320,6 +321,14 @@ struct DLQCommand: Command {
             return .findings
         }
         return code
+    }
+
+    /// A read cut short is never a success: says so on stderr and gives exit 69 (nil when the read was whole).
+    static func incomplete(_ summary: DeadLetterSource.ReadSummary, out: Output) throws -> ExitCode? {
+        guard let cutShort = summary.cutShort else { return nil }
+        out.flush()
+        printError("error: incomplete: \(cutShort)")
+        return .unavailable
     }
 
     /// A `--type` that neither this binary's catalogs nor the DLQ know is a typo, not "0 of N".
@@ -431,9 +440,9 @@ struct DLQCommand: Command {
         }
         table.flush()
         try beforeSummary()
-        if !json { out.line("\(shown) of \(summary.read) dead letter(s)") }
+        if !json { out.line("\(shown) of \(summary.read) dead letter(s)" + (summary.cutShort == nil ? "" : " (INCOMPLETE: the read was cut short)")) }
         if let termination, termination.isSet { printError("dlq list: stopped following after \(summary.read) dead letter(s)") }
-        return .success
+        return try Self.incomplete(summary, out: out) ?? .success
     }
 
     // MARK: show
@@ -455,6 +464,9 @@ struct DLQCommand: Command {
         }
         let named = targetLocation?.description ?? "offset \(target.partition.map { "\($0):" } ?? "")\(target.offset)"
         guard let d = matches.first else {
+            if let cutShort = summary.cutShort {
+                throw CommandError(.unavailable, "could not tell whether there is a dead letter at \(named): the read was cut short: \(cutShort)")
+            }
             // Not found is about the data, not the command line: exit 1, as grep and kubectl do.
             throw CommandError(.findings, "no dead letter at \(named) (\(summary.read) read)")
         }
@@ -547,6 +559,8 @@ struct DLQCommand: Command {
         var newest: Date?
         /// The DLQ topic of the first dead letter (a dump names it).
         var topic: String?
+        /// Why the read ended before its end, when it did.
+        var cutShort: String?
 
         mutating func add(_ d: DeadLetter) {
             count += 1
@@ -581,6 +595,8 @@ struct DLQCommand: Command {
         if json {
             var o = JSONObject()
             o.setIfPresent("topic", topic)
+            o.set("complete", stats.cutShort == nil)
+            o.setIfPresent("incomplete", stats.cutShort)
             o.set("records", stats.count)
             o.setIfPresent("oldest", stats.oldest.map { Timestamp($0).text })
             o.setIfPresent("newest", stats.newest.map { Timestamp($0).text })
@@ -614,6 +630,7 @@ struct DLQCommand: Command {
             headline += " (oldest \(relativeAge(oldest)), newest \(relativeAge(newest)))"
         }
         out.line(headline)
+        if stats.cutShort != nil { out.line("INCOMPLETE: the read was cut short; these counts are partial") }
         guard stats.count > 0 else { return }
         out.line()
         out.line(style.bold("What broke"))

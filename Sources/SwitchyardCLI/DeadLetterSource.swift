@@ -43,6 +43,9 @@ enum DeadLetterSource {
         var expected: Int64?
         /// Whether the read reached the end it was set (false after an idle timeout or an early stop).
         var complete = true
+        /// Set when the read was cut short before its end (no new record for the idle timeout: a broker that
+        /// hangs or went away): what was read is partial, and says so.
+        var cutShort: String?
         /// The DLQ's partition count (live), for how a DLQ offset is printed.
         var partitionCount: Int?
     }
@@ -135,10 +138,10 @@ enum DeadLetterSource {
                 if batch.isFinished { break }
                 if batch.records.isEmpty && !options.follow {
                     summary.complete = false
+                    summary.cutShort =
+                        "read \(summary.read) of \(summary.expected ?? 0) offsets of \(topic): no new record for \(options.idleTimeout) before its end "
+                        + "(a broker that stopped answering?); --timeout S waits longer"
                     progress.finish()
-                    printError(
-                        "warning: no new record in \(topic) for \(options.idleTimeout) before its end: read \(summary.read) of "
-                            + "\(summary.expected ?? 0) offsets (transaction markers or deleted records?); --timeout S waits longer")
                     break
                 }
             }

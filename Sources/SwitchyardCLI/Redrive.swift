@@ -145,13 +145,15 @@ extension DLQCommand {
         // First read: which dead letters were redriven already, by the dead letters their records became.
         var links: [String: [(sentAs: String, deadLetter: String)]] = [:]
         var firstTopic: String?
-        try await source.read(options) { d in
+        let first = try await source.read(options) { d in
             observe(d)
             firstTopic = firstTopic ?? d.topic
             if let of = d.redriveOf { links[of, default: []].append((d.originalLocation, Self.dlqPosition(d))) }
             return true
         }
         try afterFirstRead()
+        // A partial first read misses links to what was redriven already: nothing is decided on it.
+        if let cutShort = first.cutShort { throw CommandError(.unavailable, "incomplete: nothing was redriven: \(cutShort)") }
         let journal = try RedriveJournal(
             path: journalPath ?? RedriveJournal.defaultPath(for: source.topicName ?? firstTopic ?? file.map { ($0 as NSString).lastPathComponent } ?? "dlq"))
 
@@ -202,8 +204,9 @@ extension DLQCommand {
             emit(item.d, to: sentTo, counts: "\(item.d.redriveCount)→\(item.d.redriveCount + 1)", action: "sent" + item.note, json: o)
         }
 
+        var second = DeadLetterSource.ReadSummary()
         do {
-            try await source.read(options) { d in
+            second = try await source.read(options) { d in
                 guard selected(d) else { return true }
                 selectedCount += 1
                 if let termination, termination.isSet {
@@ -271,6 +274,11 @@ extension DLQCommand {
                 "redrive: interrupted: sent \(sent) record(s), refused \(refused)\(skippedText); the rest was not sent. "
                     + "The journal \(journal.path) lists what went: run the same command again to send the rest, nothing twice")
             return .interrupted
+        }
+        if let cutShort = second.cutShort {
+            out.flush()
+            printError("error: incomplete: sent \(sent) record(s), refused \(refused)\(skippedText) of those read: \(cutShort)")
+            return .unavailable
         }
         if !json {
             if execute {

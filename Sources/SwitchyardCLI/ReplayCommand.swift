@@ -63,7 +63,7 @@ struct ReplayCommand: Command {
                 OptionSpec("--from-offset", .integer("N", minimum: 0), help: "Live: start at offset N in each partition read."),
                 OptionSpec("--until", .text("WHEN|N"), help: "Live: stop before the first record written at or after WHEN, or after offset N (included); never past the end when the replay started."),
                 OptionSpec("--partition", .integer("N", minimum: 0), repeatable: true, help: "Live: read only partition N (repeatable). Default: every partition."),
-                OptionSpec("--timeout", .number("S"), help: "Live: no new record for S seconds ends the read with what was read (a warning). Default: 10."),
+                OptionSpec("--timeout", .number("S"), help: "Live: no new record for S seconds ends the read before its end: the summary is marked INCOMPLETE, exit 69. Default: 10."),
             ],
             positionals: [PositionalSpec("FILE", optional: true, repeatable: true, isFile: true, help: "kcat -J or NDJSON dumps, gzip allowed; '-' is standard input.")],
             examples: [
@@ -80,7 +80,7 @@ struct ReplayCommand: Command {
                 (.findings, "a strict topic had failures, a round trip was lossy, or a --fail-on condition"),
                 (.usage, "usage (also: a terminal as standard input without FILE)"),
                 (.dataError, "unreadable input (named with file and line; corrupt or truncated gzip too), or a live topic or partition that does not exist"),
-                (.unavailable, "the brokers could not be reached (a live read, --republish) or a delivery failed"),
+                (.unavailable, "the brokers could not be reached (a live read, --republish), a delivery failed, or a live read was cut short (incomplete)"),
                 (.config, "bad --config"),
             ])
     }
@@ -394,6 +394,8 @@ struct ReplayCommand: Command {
             }
         }
 
+        // Why a live read ended before its end, when it did: the result is partial, and says so.
+        var cutShort: String?
         if let live {
             let expected = live.ranges.reduce(Int64(0)) { $0 + ($1.count ?? 0) }
             var index = 0
@@ -413,9 +415,9 @@ struct ReplayCommand: Command {
                 if batch.isFinished { break }
                 if batch.records.isEmpty {
                     progress.finish()
-                    printError(
-                        "warning: no new record in \(topic ?? "the topic") for \(idleTimeout) before its end: replayed \(index) of "
-                            + "\(expected) offsets (transaction markers or deleted records?); --timeout S waits longer")
+                    cutShort =
+                        "replayed \(index) of \(expected) offsets of \(topic ?? "the topic"): no new record for \(idleTimeout) before its end "
+                        + "(a broker that stopped answering?); --timeout S waits longer"
                     break
                 }
             }
@@ -435,8 +437,12 @@ struct ReplayCommand: Command {
 
         switch mode {
         case .json:
-            out.line(summary.json().bytes)
+            var o = summary.json()
+            o.set("complete", cutShort == nil)
+            o.setIfPresent("incomplete", cutShort)
+            out.line(o.bytes)
         case .summary:
+            if cutShort != nil { out.line("INCOMPLETE: the read was cut short; these counts are partial") }
             out.write(Self.human(summary, lossy: lossyExamples, roundTrip: roundTrip))
         case .records, .emit:
             break
@@ -462,6 +468,11 @@ struct ReplayCommand: Command {
         if failOn.contains(.failed) && summary.failed > 0 { failed.append("\(summary.failed) failed record(s)") }
         if failOn.contains(.lossy) && summary.lossy > 0 { failed.append("\(summary.lossy) lossy round trip(s)") }
         if failOn.contains(.warnings) && !warnings.isEmpty { failed.append("\(warnings.count) warning(s)") }
+        if let cutShort {
+            // A partial answer is never a success, whatever it found.
+            printError("error: incomplete: \(cutShort)")
+            return .unavailable
+        }
         if !failed.isEmpty {
             let given = failOn.map(\.rawValue).sorted().joined(separator: ",")
             printError("replay: failing (--fail-on \(given)): \(failed.joined(separator: ", "))")
