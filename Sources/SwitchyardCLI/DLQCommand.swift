@@ -295,7 +295,7 @@ struct DLQCommand: Command {
             }
         case .show:
             if let target, let partition = target.partition, file == nil { options.only = (partition, target.offset) }
-            code = try await show(source, options: options, out: out, style: style, observe: observe)
+            code = try await show(source, options: options, out: out, style: style, observe: observe, config: config)
         case .stats:
             var stats = Stats()
             let summary = try await source.read(options) { d in
@@ -314,7 +314,8 @@ struct DLQCommand: Command {
         }
         out.flush()
         let name = source.topicName ?? firstTopic ?? file ?? "the input"
-        let warnings = Self.warnings(bare: bare, of: read, name: name)
+        // A live show of a record without dead-letter headers showed its dead letter or the source record itself.
+        let warnings = subcommand == .show && file == nil ? [] : Self.warnings(bare: bare, of: read, name: name)
         for warning in warnings { printError("warning: \(warning)") }
         if failOnWarnings && !warnings.isEmpty {
             printError("dlq: failing (--fail-on warnings): \(warnings.count) warning(s)")
@@ -448,7 +449,8 @@ struct DLQCommand: Command {
     // MARK: show
 
     func show(
-        _ source: DeadLetterSource, options: DeadLetterSource.ReadOptions, out: Output, style: Style, observe: (DeadLetter) -> Void
+        _ source: DeadLetterSource, options: DeadLetterSource.ReadOptions, out: Output, style: Style, observe: (DeadLetter) -> Void,
+        config: WorkerConfiguration?
     ) async throws -> ExitCode {
         guard let target else { return .usage }
         var matches: [DeadLetter] = []
@@ -463,7 +465,7 @@ struct DLQCommand: Command {
             return !(targetLocation != nil && !matches.isEmpty)
         }
         let named = targetLocation?.description ?? "offset \(target.partition.map { "\($0):" } ?? "")\(target.offset)"
-        guard let d = matches.first else {
+        guard var d = matches.first else {
             if let cutShort = summary.cutShort {
                 throw CommandError(.unavailable, "could not tell whether there is a dead letter at \(named): the read was cut short: \(cutShort)")
             }
@@ -471,8 +473,19 @@ struct DLQCommand: Command {
             throw CommandError(.findings, "no dead letter at \(named) (\(summary.read) read)")
         }
         guard matches.count == 1 else {
-            let choices = matches.map { Self.dlqPosition($0) }.joined(separator: " or ")
+            let choices = matches.sorted { $0.partition < $1.partition }.map { Self.dlqPosition($0) }.joined(separator: " or ")
             throw CommandError.usage("offset \(target.offset) is in several partitions: name one, \(choices)")
+        }
+        // The location /status, the logs and the alerts give is the source record's (payments/0@3): show its
+        // dead letter, else what this build makes of the record, never a made-up dead letter.
+        if d.origin == .none, let topic = d.topic, case .live(let brokers, _, let properties) = source {
+            let dlqTopic = config?.topics[topic]?.deadLetterTopic ?? "\(topic).dlq"
+            if let letter = try await deadLetter(of: d, in: .live(brokers: brokers, topic: dlqTopic, properties: properties), options: options) {
+                printError("\(named) is a record of \(topic): showing its dead letter, \(Self.dlqPosition(letter))")
+                d = letter
+            } else {
+                return showSourceRecord(d, deadLetterTopic: dlqTopic, config: config, out: out, style: style)
+            }
         }
         let printer = PayloadPrinter(reveal: reveal)
         let rendered = d.value.map { printer.render($0) }
@@ -499,7 +512,7 @@ struct DLQCommand: Command {
             out.line(o.bytes)
             return .success
         }
-        out.line(style.bold("Dead letter \(Self.dlqPosition(d))") + "  (\(d.origin.rawValue) headers)")
+        out.line(style.bold("Dead letter \(Self.dlqPosition(d))") + "  (" + (d.origin == .none ? "no dead-letter headers" : "\(d.origin.rawValue) headers") + ")")
         var facts = Table(header: ["", ""])
         facts.rows.append(["Diagnosis", d.diagnosis])
         facts.rows.append(["Original", d.originalLocation + (d.originalTimestampMilliseconds.map { "  written " + Timestamp(Date(timeIntervalSince1970: Double($0) / 1000)).text } ?? "")])
@@ -525,6 +538,88 @@ struct DLQCommand: Command {
             } else {
                 out.line("  " + line.text)
             }
+        }
+        if let problem = rendered.problem { out.line(style.marker("  … \(problem)")) }
+        return .success
+    }
+
+    /// The newest dead letter of `record` (by its original topic, partition and offset) in `dlq`; nil when there
+    /// is none, or no such topic.
+    func deadLetter(of record: DeadLetter, in dlq: DeadLetterSource, options: DeadLetterSource.ReadOptions) async throws -> DeadLetter? {
+        var options = options
+        options.only = nil
+        options.progress = false
+        var found: DeadLetter?
+        do {
+            try await dlq.read(options) { d in
+                if d.originalTopic == record.topic && d.originalPartition == record.partition && d.originalOffset == record.offset { found = d }
+                return true
+            }
+        } catch let error as CommandError where error.exitCode == .dataError {
+            return nil  // no such DLQ topic
+        }
+        return found
+    }
+
+    /// A source record with no dead letter: what this build makes of it, its headers and its payload.
+    func showSourceRecord(_ d: DeadLetter, deadLetterTopic: String, config: WorkerConfiguration?, out: Output, style: Style) -> ExitCode {
+        let location = Self.dlqPosition(d)
+        var checker = RedriveChecker(config: config)
+        let (failure, unchecked) = checker.check(d, topic: d.topic ?? "")
+        let verdict: String =
+            if let failure {
+                "\(Self.failureText(failure))" + (failure.type.map { " in \($0)" } ?? "") + ": \(failure.message)"
+            } else if let unchecked {
+                unchecked
+            } else if d.value == nil {
+                "a tombstone (skipped, not a failure)"
+            } else {
+                "decodes"
+            }
+        let printer = PayloadPrinter(reveal: reveal)
+        let rendered = d.value.map { printer.render($0) }
+        let highlight = rendered.flatMap { r in failure.flatMap { PayloadPrinter.highlightIndex(r.lines, failurePath: $0.path) } }
+        if json {
+            var o = JSONObject()
+            o.set("location", location)
+            o.set("deadLetter", nil as String?)
+            o.set("deadLetterTopic", deadLetterTopic)
+            o.set("outcome", failure != nil ? "failed" : unchecked != nil ? "unchecked" : d.value == nil ? "tombstone" : "decoded")
+            o.setIfPresent("kind", failure?.kind.rawValue)
+            o.setIfPresent("path", failure?.path)
+            o.setIfPresent("type", failure?.type)
+            o.setIfPresent("message", failure?.message)
+            o.setIfPresent("timestamp", d.timestampMilliseconds.map { Timestamp(Date(timeIntervalSince1970: Double($0) / 1000)).text })
+            o.set("redacted", !reveal)
+            if let rendered {
+                o.set("payload", rendered.lines.map(\.text).joined(separator: "\n"))
+                o.setIfPresent("highlightLine", highlight.map { $0 + 1 })
+            } else {
+                o.set("payload", nil as String?)
+            }
+            out.line(o.bytes)
+            return .success
+        }
+        out.line(style.bold("Record \(location)") + "  (a source record: no dead letter of it in \(deadLetterTopic))")
+        var facts = Table(header: ["", ""])
+        facts.rows.append(["This build", verdict])
+        facts.rows.append(["Written", d.timestampMilliseconds.map { Timestamp(Date(timeIntervalSince1970: Double($0) / 1000)).text } ?? "-"])
+        facts.rows.append(["Key", d.key.map { reveal ? String(decoding: $0, as: UTF8.self) : "*** (\($0.count) bytes)" } ?? "(none)"])
+        out.line(facts.render().split(separator: "\n").dropFirst().joined(separator: "\n"))
+        out.line()
+        out.line(style.bold("Headers"))
+        var headers = Table(header: ["NAME", "VALUE"])
+        for h in d.headers { headers.rows.append([h.name, h.value.map(Self.headerText) ?? "(null)"]) }
+        out.line(d.headers.isEmpty ? "  (none)" : headers.render())
+        out.line()
+        out.line(style.bold("Payload") + (reveal ? "" : " (values redacted; --reveal to show them)"))
+        guard let rendered else {
+            out.line("  (null: a tombstone)")
+            return .success
+        }
+        let marker = failure.map { "◀ " + Self.failureText($0) } ?? ""
+        for (i, line) in rendered.lines.enumerated() {
+            out.line(i == highlight ? style.highlight("  " + line.text) + "   " + style.marker(marker) : "  " + line.text)
         }
         if let problem = rendered.problem { out.line(style.marker("  … \(problem)")) }
         return .success
