@@ -86,7 +86,7 @@ struct DLQCommand: Command {
                     synopsis: ["dlq show SOURCE TOPIC/PARTITION@OFFSET [--reveal] [-o table|json]", "dlq show -b LIST TOPIC/PARTITION@OFFSET"],
                     discussion: sourceText + "\n" + """
 
-                        The payload is pretty-printed with its values redacted (strings "***", numbers 0; keys,
+                        The payload is pretty-printed with its values redacted (strings "***", numbers <number>; keys,
                         structure, true/false/null and the root "type" kept); --reveal prints the values.
 
                         On a live topic, a location (feeds.dlq/0@3) fetches only that record, and names the topic:

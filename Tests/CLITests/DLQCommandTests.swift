@@ -81,7 +81,7 @@ import Testing
         #expect(shown.stdout.contains("typeMismatch at 'tags[1]' in post.created"))
         #expect(shown.stdout.contains("switchyard.redrive.count") && shown.stdout.contains("trace"), "every header")
         #expect(shown.stdout.contains(#""tags": ["#) && shown.stdout.contains(#""***""#))
-        #expect(shown.stdoutLines.contains { $0.contains("◀ typeMismatch at 'tags[1]'") && $0.trimmingCharacters(in: .whitespaces).hasPrefix("0") })
+        #expect(shown.stdoutLines.contains { $0.contains("◀ typeMismatch at 'tags[1]'") && $0.trimmingCharacters(in: .whitespaces).hasPrefix("<number>") })
         let fixture = try String(contentsOf: ReplayCommandTests.fixtures.appendingPathComponent("fail-tags-element-not-string.json"), encoding: .utf8)
         let postId = try #require(fixture.firstMatch(of: /"postId"\s*:\s*"([^"]+)"/)?.1)
         #expect(!shown.stdout.contains(postId), "values are redacted")
@@ -156,5 +156,25 @@ import Testing
         let unreachable = try CLI.run(["dlq", "list", "--brokers", "127.0.0.1:1", "--topic", "feeds.dlq", "--connect-timeout", "1"])
         #expect(unreachable.exitCode == 69, "\(unreachable.stderr)")
         #expect(try CLI.run(["dlq", "list", "--config", "/nonexistent.json", "--topic", "feeds.dlq"]).exitCode == 78)
+    }
+}
+
+/// A redacted value never looks like a real one: `"installments": 0` where the record has 1 would be read as data.
+@Suite struct RedactionTests {
+    @Test func aRedactedNumberIsNotANumber() throws {
+        let payload = try String(contentsOf: ReplayCommandTests.fixtures.appendingPathComponent("payment-captured-v2.json"), encoding: .utf8)
+        let url = temporaryFile("payments.dlq.kcat")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data((try DLQCommandTests.envelope(0, payload: payload, headers: [("switchyard.original.topic", "payments"), ("switchyard.error.kind", "typeMismatch"), ("switchyard.error.path", "installments")]) + "\n").utf8).write(to: url)
+        let shown = try CLI.run(["dlq", "show", "0", "--file", url.path])
+        #expect(shown.exitCode == 0, "\(shown.stderr)")
+        let installments = try #require(shown.stdoutLines.first { $0.contains(#""installments":"#) })
+        #expect(installments.contains(#""installments": <number>"#), "\(installments)")
+        let payloadLines = shown.stdoutLines.drop { !$0.hasPrefix("Payload") }
+        #expect(payloadLines.count > 5)
+        #expect(!payloadLines.contains { $0.range(of: #":\s*-?[0-9]"#, options: .regularExpression) != nil }, "no digit stands for a value: \(shown.stdout)")
+        #expect(shown.stdout.contains(#""value": <number>"#))
+        let revealed = try CLI.run(["dlq", "show", "0", "--file", url.path, "--reveal"])
+        #expect(revealed.stdout.contains(#""installments": 3"#))
     }
 }
