@@ -486,6 +486,16 @@ struct ReplayCommand: Command {
         let input = files.isEmpty || files == ["-"] ? "standard input" : files.joined(separator: ", ")
         guard s.records > 0 else { return ["no records in \(input): nothing was checked"] }
         let values = s.records - s.tombstones
+        // Failures at the root with no tag read: invalid JSON, or a value that is not an object. Most of the
+        // input like that is not a dump at all (a README, a binary file, the wrong file).
+        let notObjects = s.failures.filter { $0.key.path.isEmpty && $0.key.type == nil && ($0.key.kind == .dataCorrupted || $0.key.kind == .typeMismatch) }
+            .reduce(0) { $0 + $1.value.count }
+        if values > 0, notObjects * 2 > values {
+            return [
+                "\(notObjects) of \(values) records (\(notObjects * 100 / values)%) of \(input) are not JSON objects: is \(input) a dump? "
+                    + "(replay reads kcat -J envelopes, or one JSON record per line, pretty-printed records or a JSON array of them)"
+            ]
+        }
         let unknownTags = s.unknownTypes.values.reduce(0, +)
             + s.failures.filter { $0.key.kind == .unknownType }.reduce(0) { $0 + $1.value.count }
         guard values > 0, unknownTags * 2 > values else { return [] }
