@@ -273,6 +273,9 @@ struct DLQCommand: Command {
         let printsAsItReads = subcommand == .list && isatty(1) == 1
         var options = DeadLetterSource.ReadOptions(
             connectTimeout: connectTimeout, idleTimeout: timeout, progress: !printsAsItReads && !follow)
+        // Partitions whose log no longer starts at offset 0: what is read is what is left, and the output says so.
+        var expired: [Int32: Int64] = [:]
+        options.expired = { partition, low in expired[partition] = low }
         // --type's check and the not-a-DLQ warning are counted as the dead letters stream by.
         var seenTypes = Set<String>()
         var bare = 0
@@ -305,6 +308,7 @@ struct DLQCommand: Command {
             }
             try checkTypes(seen: seenTypes)
             stats.cutShort = summary.cutShort
+            stats.expired = expired.values.reduce(0, +)
             render(stats, topic: source.topicName ?? stats.topic, out: out, style: style)
             code = try Self.incomplete(summary, out: out) ?? .success
         case .redrive:
@@ -315,7 +319,13 @@ struct DLQCommand: Command {
         out.flush()
         let name = source.topicName ?? firstTopic ?? file ?? "the input"
         // A live show of a record without dead-letter headers showed its dead letter or the source record itself.
-        let warnings = subcommand == .show && file == nil ? [] : Self.warnings(bare: bare, of: read, name: name)
+        var warnings = subcommand == .show && file == nil ? [] : Self.warnings(bare: bare, of: read, name: name)
+        if !expired.isEmpty {
+            let starts = expired.sorted { $0.key < $1.key }.map { "\(name)/\($0.key) starts at offset \($0.value)" }
+            warnings.append(
+                "\(expired.values.reduce(0, +)) earlier record(s) of \(name) expired before this read (retention: "
+                    + starts.joined(separator: ", ") + ", not 0); what is shown is what is left")
+        }
         for warning in warnings { printError("warning: \(warning)") }
         if failOnWarnings && !warnings.isEmpty {
             printError("dlq: failing (--fail-on warnings): \(warnings.count) warning(s)")
@@ -656,6 +666,8 @@ struct DLQCommand: Command {
         var topic: String?
         /// Why the read ended before its end, when it did.
         var cutShort: String?
+        /// Records of the topic that expired before the read (its log starts after offset 0).
+        var expired: Int64 = 0
 
         mutating func add(_ d: DeadLetter) {
             count += 1
@@ -691,6 +703,7 @@ struct DLQCommand: Command {
             var o = JSONObject()
             o.setIfPresent("topic", topic)
             o.set("complete", stats.cutShort == nil)
+            o.set("expired", stats.expired)
             o.setIfPresent("incomplete", stats.cutShort)
             o.set("records", stats.count)
             o.setIfPresent("oldest", stats.oldest.map { Timestamp($0).text })
@@ -726,6 +739,7 @@ struct DLQCommand: Command {
         }
         out.line(headline)
         if stats.cutShort != nil { out.line("INCOMPLETE: the read was cut short; these counts are partial") }
+        if stats.expired > 0 { out.line("\(stats.expired) earlier record(s) expired before this read (retention): these counts cover what is left") }
         guard stats.count > 0 else { return }
         out.line()
         out.line(style.bold("What broke"))

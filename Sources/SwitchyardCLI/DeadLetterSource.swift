@@ -33,6 +33,9 @@ enum DeadLetterSource {
         var progress = false
         /// Called after each batch of a live read (a follower flushes what it printed).
         var afterBatch: () -> Void = {}
+        /// Called when a live read opens with each partition whose log no longer starts at offset 0 (its
+        /// earlier records expired: retention), with the partition's first offset.
+        var expired: (_ partition: Int32, _ low: Int64) -> Void = { _, _ in }
     }
 
     /// What a read saw.
@@ -117,6 +120,9 @@ enum DeadLetterSource {
         } catch let error as KafkaError {
             if error.code == .state { throw CommandError(.dataError, error.reason) }
             throw CommandError(error)
+        }
+        if options.only == nil {
+            for range in reader.ranges where range.watermarks.low > 0 { options.expired(range.partition.partition, range.watermarks.low) }
         }
         var summary = ReadSummary(partitionCount: reader.ranges.count)
         if !options.follow { summary.expected = reader.ranges.reduce(0) { $0 + ($1.count ?? 0) } }
