@@ -475,12 +475,28 @@ struct DLQCommand: Command {
             return !(targetLocation != nil && !matches.isEmpty)
         }
         let named = targetLocation?.description ?? "offset \(target.partition.map { "\($0):" } ?? "")\(target.offset)"
+        // A source location whose record is gone (retention) may still have its dead letter.
+        if matches.isEmpty, summary.cutShort == nil, let location = targetLocation, !Self.isDeadLetterTopic(location.topic, config: config),
+            case .live(let brokers, _, let properties) = source
+        {
+            let dlqTopic = config?.topics[location.topic]?.deadLetterTopic ?? "\(location.topic).dlq"
+            if let letter = try await deadLetter(of: location, in: .live(brokers: brokers, topic: dlqTopic, properties: properties), options: options) {
+                printError("\(named) is a record of \(location.topic) (no longer in it): showing its dead letter, \(Self.dlqPosition(letter))")
+                matches = [letter]
+            }
+        }
         guard var d = matches.first else {
             if let cutShort = summary.cutShort {
                 throw CommandError(.unavailable, "could not tell whether there is a dead letter at \(named): the read was cut short: \(cutShort)")
             }
             // Not found is about the data, not the command line: exit 1, as grep and kubectl do.
-            throw CommandError(.findings, "no dead letter at \(named) (\(summary.read) read)")
+            var held = ""
+            if let location = targetLocation, let marks = summary.watermarks[location.partition] {
+                held = marks.low < marks.high
+                    ? ": \(location.topic)/\(location.partition) holds offsets \(marks.low)…\(marks.high - 1)"
+                    : ": \(location.topic)/\(location.partition) is empty"
+            }
+            throw CommandError(.findings, "no dead letter at \(named) (\(summary.read) read)\(held)")
         }
         guard matches.count == 1 else {
             let choices = matches.sorted { $0.partition < $1.partition }.map { Self.dlqPosition($0) }.joined(separator: " or ")
@@ -490,7 +506,8 @@ struct DLQCommand: Command {
         // dead letter, else what this build makes of the record, never a made-up dead letter.
         if d.origin == .none, let topic = d.topic, case .live(let brokers, _, let properties) = source {
             let dlqTopic = config?.topics[topic]?.deadLetterTopic ?? "\(topic).dlq"
-            if let letter = try await deadLetter(of: d, in: .live(brokers: brokers, topic: dlqTopic, properties: properties), options: options) {
+            let location = RecordLocation(topic: topic, partition: d.partition, offset: d.offset)
+            if let letter = try await deadLetter(of: location, in: .live(brokers: brokers, topic: dlqTopic, properties: properties), options: options) {
                 printError("\(named) is a record of \(topic): showing its dead letter, \(Self.dlqPosition(letter))")
                 d = letter
             } else {
@@ -527,7 +544,7 @@ struct DLQCommand: Command {
         facts.rows.append(["Diagnosis", d.diagnosis])
         facts.rows.append(["Original", d.originalLocation + (d.originalTimestampMilliseconds.map { "  written " + Timestamp(Date(timeIntervalSince1970: Double($0) / 1000)).text } ?? "")])
         facts.rows.append(["Failed", (d.failedAt.map { Timestamp($0).text + " (" + relativeAge($0) + ")" } ?? "-") + (d.consumerGroup.map { "  group " + $0 } ?? "")])
-        facts.rows.append(["Redrives", String(d.redriveCount)])
+        facts.rows.append(["Redrives", String(d.redriveCount) + (d.redriveOf.map { "  (redriven from \($0))" } ?? "")])
         facts.rows.append(["Key", d.key.map { reveal ? String(decoding: $0, as: UTF8.self) : "*** (\($0.count) bytes)" } ?? "(none)"])
         out.line(facts.render().split(separator: "\n").dropFirst().joined(separator: "\n"))
         out.line()
@@ -553,9 +570,14 @@ struct DLQCommand: Command {
         return .success
     }
 
+    /// Whether `topic` is a dead-letter topic (named `….dlq`, or a DLQ of the config): no DLQ of it is looked for.
+    static func isDeadLetterTopic(_ topic: String, config: WorkerConfiguration?) -> Bool {
+        topic.hasSuffix(".dlq") || (config?.topics.values.contains { $0.deadLetterTopic == topic } ?? false)
+    }
+
     /// The newest dead letter of `record` (by its original topic, partition and offset) in `dlq`; nil when there
     /// is none, or no such topic.
-    func deadLetter(of record: DeadLetter, in dlq: DeadLetterSource, options: DeadLetterSource.ReadOptions) async throws -> DeadLetter? {
+    func deadLetter(of record: RecordLocation, in dlq: DeadLetterSource, options: DeadLetterSource.ReadOptions) async throws -> DeadLetter? {
         var options = options
         options.only = nil
         options.progress = false

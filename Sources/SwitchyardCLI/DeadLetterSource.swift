@@ -51,6 +51,8 @@ enum DeadLetterSource {
         var cutShort: String?
         /// The DLQ's partition count (live), for how a DLQ offset is printed.
         var partitionCount: Int?
+        /// Each partition's watermarks when a live read opened (the offsets it holds).
+        var watermarks: [Int32: KafkaWatermarks] = [:]
     }
 
     /// Reads dead letters in the order they come (per partition by offset), handing each to `body` and
@@ -125,6 +127,7 @@ enum DeadLetterSource {
             for range in reader.ranges where range.watermarks.low > 0 { options.expired(range.partition.partition, range.watermarks.low) }
         }
         var summary = ReadSummary(partitionCount: reader.ranges.count)
+        for range in reader.ranges { summary.watermarks[range.partition.partition] = range.watermarks }
         if !options.follow { summary.expected = reader.ranges.reduce(0) { $0 + ($1.count ?? 0) } }
         let progress = ProgressLine(enabled: options.progress, noun: "dead letters from \(topic)")
         defer { progress.finish() }

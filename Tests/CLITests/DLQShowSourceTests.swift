@@ -20,6 +20,8 @@ import Testing
         }
         // payments/0@2 was dead-lettered (as payments.dlq/0@0); payments/0@1 was not (yet).
         _ = try await producer.send(DLQRedriveTests.deadLetter(of: 2, payload: bad))
+        // payments/0@9 is no longer in payments (retention, or a recreated topic); its dead letter is.
+        _ = try await producer.send(DLQRedriveTests.deadLetter(of: 9, payload: bad))
         await producer.close()
         let b = ["-b", broker.bootstrapServers]
 
@@ -34,6 +36,14 @@ import Testing
         #expect(source.stdout.hasPrefix("Record payments/0@1  (a source record: no dead letter of it in payments.dlq)"), "\(source.stdout)")
         #expect(source.stdout.contains("This build  typeMismatch at 'amount.value' in payment.captured: "), "\(source.stdout)")
         #expect(source.stdoutLines.contains { $0.contains("◀ typeMismatch at 'amount.value'") }, "\(source.stdout)")
+
+        let gone = try await CLI.runOffPool(["dlq", "show", "payments/0@9"] + b)
+        #expect(gone.exitCode == 0 && gone.stdout.hasPrefix("Dead letter payments.dlq/0@1  (switchyard headers)"), "\(gone.stdout)\(gone.stderr)")
+        #expect(gone.stderr.contains("payments/0@9 is a record of payments (no longer in it): showing its dead letter, payments.dlq/0@1"))
+
+        let beyond = try await CLI.runOffPool(["dlq", "show", "payments.dlq/0@7"] + b)
+        #expect(beyond.exitCode == 1, "\(beyond.stderr)")
+        #expect(beyond.stderr.hasPrefix("error: no dead letter at payments.dlq/0@7 (0 read): payments.dlq/0 holds offsets 0…1"), "\(beyond.stderr)")
 
         let decoded = try await CLI.runOffPool(["dlq", "show", "payments/0@0", "--json"] + b)
         #expect(decoded.exitCode == 0, "\(decoded.stderr)")
