@@ -26,8 +26,8 @@ struct DLQCommand: Command {
 
     /// `--kind`, `--type`, `--path`, `--since`, `--from` (list, stats, redrive).
     static let filterOptions = [
-        OptionSpec("--kind", .choice(kinds), repeatable: true, help: "Only this kind (foreign: Spring or Connect records; unknown: no diagnosis headers)."),
-        OptionSpec("--type", .text("TYPE"), repeatable: true, help: "Only this event type (a type of this binary's catalogs or one in the DLQ)."),
+        OptionSpec("--kind", .choice(kinds), repeatable: true, help: "Only this kind, or these (a,b) (foreign: Spring or Connect records; unknown: no diagnosis headers)."),
+        OptionSpec("--type", .text("TYPE"), repeatable: true, help: "Only this event type, or these (a,b) (types of this binary's catalogs or in the DLQ)."),
         OptionSpec("--path", .text("PATH"), repeatable: true, help: "Only this failing path, e.g. amount.value."),
         OptionSpec("--since", .text("WHEN"), help: "Failed within a duration (90s, 15m, 2h, 7d) or since an RFC 3339 time."),
         OptionSpec("--from", .integer("OFFSET", minimum: 0), help: "Only DLQ offsets ≥ OFFSET."),
@@ -192,12 +192,12 @@ struct DLQCommand: Command {
         file = option("--file")
         configPath = option("--config")
         json = flag("--json") || option("--output") == "json"
-        filter.kinds = Set(options("--kind"))
-        filter.types = Set(options("--type"))
+        filter.kinds = Set(options("--kind").flatMap { $0.split(separator: ",").map(String.init) })
+        filter.types = Set(options("--type").flatMap { $0.split(separator: ",").map(String.init) })
         filter.paths = Set(options("--path"))
         if let since = option("--since") {
             guard let date = DeadLetterFilter.parseSince(since) else {
-                throw CommandError.usage("--since needs a duration (90s, 15m, 2h, 7d) or an RFC 3339 time, not '\(since)'")
+                throw sinceUsage("--since", since)
             }
             filter.since = date
         }
@@ -239,7 +239,15 @@ struct DLQCommand: Command {
         }
         if file == nil && !live { throw CommandError.usage("give a source: --brokers LIST --topic TOPIC, or --file DUMP") }
         if live && file == nil && topic == nil && targetLocation == nil {
-            throw CommandError.usage("--topic names the dead-letter topic (e.g. feeds.dlq)")
+            guard let configPath else { throw CommandError.usage("--topic names the dead-letter topic (e.g. feeds.dlq)") }
+            let config: WorkerConfiguration
+            do {
+                config = try WorkerConfiguration.load(path: configPath, catalogs: SwitchyardCommand.catalogs)
+            } catch {
+                throw CommandError(.config, "\(configPath): \(error)")
+            }
+            let dlqs = Set(config.topics.values.map(\.deadLetterTopic)).sorted()
+            throw CommandError.usage("--topic names the dead-letter topic: \(configPath) has \(dlqs.joined(separator: ", "))")
         }
         if let targetLocation, let topic, targetLocation.topic != topic {
             throw CommandError.usage("\(targetLocation) is not in --topic \(topic)")

@@ -120,8 +120,17 @@ enum DeadLetterSource {
         do {
             reader = try await KafkaTopicReader.open(configuration)
         } catch let error as KafkaError {
-            if error.code == .state { throw CommandError(.dataError, error.reason) }
-            throw CommandError(error)
+            guard error.code == .state else { throw CommandError(error) }
+            // A misspelt topic: name the nearest one the brokers have.
+            guard error.reason.hasSuffix("does not exist on \(brokers)") else { throw CommandError(.dataError, error.reason) }
+            let names: [String]
+            do {
+                names = try await KafkaCluster.metadata(kafka: kafka, timeout: options.connectTimeout).topics.map(\.name)
+            } catch let listing as KafkaError {
+                // The topic list is only for a suggestion: without it, the missing topic is still the error.
+                throw CommandError(.dataError, "\(error.reason) (the brokers' topics could not be listed: \(listing.reason))")
+            }
+            throw CommandError(.dataError, error.reason + didYouMean(topic, among: names.filter { !$0.hasPrefix("__") }.sorted()))
         }
         if options.only == nil {
             for range in reader.ranges where range.watermarks.low > 0 { options.expired(range.partition.partition, range.watermarks.low) }

@@ -165,6 +165,12 @@ struct ReleaseCommand: Command {
             } catch {
                 throw CommandError(.config, "\(configPath): \(error)")
             }
+            if topic.hasSuffix(".dlq") || config.topics.values.contains(where: { $0.deadLetterTopic == topic }) {
+                var dlqKafka = kafka
+                dlqKafka.bootstrapServers = (brokers ?? config.brokers).split(separator: ",").map(String.init)
+                dlqKafka.properties = config.kafka
+                try await refuseDeadLetterLocation(kafka: dlqKafka)
+            }
             // A topic the worker does not consume, or one that never halts, has nothing to release.
             guard let topicConfig = config.topics[topic] else {
                 throw CommandError(
@@ -184,6 +190,7 @@ struct ReleaseCommand: Command {
         }
         if let brokers { kafka.bootstrapServers = brokers.split(separator: ",").map(String.init) }
         let group = groupName!
+        if configPath == nil && topic.hasSuffix(".dlq") { try await refuseDeadLetterLocation(kafka: kafka) }
         let producer: KafkaProducer
         do {
             producer = try KafkaProducer.make(configuration: KafkaProducerConfiguration(kafka: kafka), logger: NoOpKafkaLogger())
@@ -228,6 +235,24 @@ struct ReleaseCommand: Command {
         }
     }
 
+    /// A dead letter's location (`payments.dlq/0@0`, what `dlq list` prints) is not a halted record: names the
+    /// record it is the dead letter of, to release that instead.
+    func refuseDeadLetterLocation(kafka: KafkaConfiguration) async throws {
+        let location = RecordLocation(topic: topic, partition: Int32(partition), offset: Int64(offset))
+        var options = DeadLetterSource.ReadOptions(connectTimeout: connectTimeout)
+        options.only = (Int32(partition), Int64(offset))
+        var letter: DeadLetter?
+        try await DeadLetterSource.live(brokers: kafka.bootstrapServers.joined(separator: ","), topic: topic, properties: kafka.properties)
+            .read(options) { d in
+                letter = d
+                return false
+            }
+        guard let letter, let original = letter.originalTopic, let p = letter.originalPartition, let o = letter.originalOffset else { return }
+        let source = RecordLocation(topic: original, partition: p, offset: o)
+        throw CommandError.usage(
+            "\(location) is a dead letter, not a halted record: it is the dead letter of \(source); release that (did you mean '\(source)'?)")
+    }
+
     /// The topic and partition must exist on the brokers.
     func checkPartition(_ metadata: KafkaClusterMetadata) throws {
         let names = metadata.topics.map(\.name).filter { !$0.hasPrefix("__") }.sorted()
@@ -244,17 +269,33 @@ struct ReleaseCommand: Command {
         guard URL(string: url)?.scheme == "http" else {
             throw CommandError.usage("--status needs an http:// URL (a worker's /status is plain HTTP), got '\(url)'")
         }
+        // A worker serves its status at /status on its metrics port: a URL elsewhere is the likely mistake.
+        let statusURL: String = {
+            guard var components = URLComponents(string: url) else { return url }
+            components.path = "/status"
+            components.query = nil
+            return components.string ?? url
+        }()
+        let hint = statusURL == url ? "is it a worker's metrics address?" : "a worker's status is at \(statusURL)"
+        let response: HTTPClient.Response
+        do {
+            response = try HTTPClient.get(url, timeout: .seconds(10))
+        } catch {
+            throw CommandError(.dataError, "cannot read \(url): \(error.description) (\(hint))")
+        }
+        guard response.status == 200 else {
+            throw CommandError(.dataError, "\(url) answered HTTP \(response.status), not a status document (\(hint))")
+        }
         let document: [String: Any]
         do {
-            let response = try HTTPClient.get(url, timeout: .seconds(10))
-            guard response.status == 200,
-                let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
-            else { throw CommandError(.dataError, "\(url) did not answer with a status document") }
+            guard let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else {
+                throw CommandError(.dataError, "\(url) answered JSON that is not a status document (\(hint))")
+            }
             document = object
         } catch let error as CommandError {
             throw error
         } catch {
-            throw CommandError(.dataError, "cannot read \(url): \(error) (--force skips the check)")
+            throw CommandError(.dataError, "\(url) answered something that is not JSON, not a status document (\(hint))")
         }
         if let other = document["group"] as? String, other != group {
             throw CommandError(.findings, "refused: \(url) is a worker of group \(other), not \(group)")

@@ -147,7 +147,7 @@ struct ReplayCommand: Command {
         maxRecordBytes = arguments.integer("--max-record-bytes")
         if let text = arguments.option("--since") {
             guard let date = DeadLetterFilter.parseSince(text) else {
-                throw CommandError.usage("--since needs a duration (90s, 15m, 2h, 7d) or an RFC 3339 time, not '\(text)'")
+                throw sinceUsage("--since", text)
             }
             since = date
         }

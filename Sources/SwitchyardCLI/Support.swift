@@ -71,8 +71,9 @@ func plainReason(_ error: any Error) -> String {
     var posix: Int32?
     if ns.domain == NSPOSIXErrorDomain {
         posix = Int32(ns.code)
-    } else if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-        posix = Int32(underlying.code)
+    } else if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? any Error {
+        let u = underlying as NSError
+        if u.domain == NSPOSIXErrorDomain { posix = Int32(u.code) }
     }
     if let posix { return String(cString: strerror(posix)).lowercased() }
     if ns.domain == NSCocoaErrorDomain {
@@ -87,4 +88,18 @@ func plainReason(_ error: any Error) -> String {
     }
     if let error = error as? CommandError { return error.message }
     return "\(error)"
+}
+
+/// The usage error of a `--since` value that is neither a duration nor an RFC 3339 time, saying what is
+/// missing when it is a date or time without its time zone (which would otherwise be guessed).
+func sinceUsage(_ option: String, _ text: String) -> CommandError {
+    if text.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil {
+        return CommandError.usage("\(option) \(text) has no time and no time zone: add them, like \(text)T00:00:00Z (UTC) or \(text)T00:00:00+01:00")
+    }
+    if text.wholeMatch(of: /\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?/) != nil {
+        let t = text.replacingOccurrences(of: " ", with: "T")
+        let full = t.count == 16 ? t + ":00" : t
+        return CommandError.usage("\(option) \(text) has no time zone: add Z for UTC or an offset, like \(full)Z or \(full)+01:00")
+    }
+    return CommandError.usage("\(option) needs a duration (90s, 15m, 2h, 7d) or an RFC 3339 time, not '\(text)'")
 }

@@ -1,0 +1,64 @@
+import Foundation
+import SwitchyardKafka
+import SwitchyardTestSupport
+import Testing
+
+/// Messages that send people the right way: what was meant, in plain words.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct OnCallMessagesTests {
+    @Test func filterListsAndTimesWithoutAZone() throws {
+        let both = try CLI.run(["dlq", "list", "--file", OnCallTests.feedsDLQ, "--kind", "keyNotFound,typeMismatch", "--json"])
+        #expect(both.exitCode == 0, "--kind takes a list, as --fail-on does: \(both.stderr)")
+        let kinds = Set(try both.stdoutLines.map { try ReplayCommandTests.object($0)["kind"] as? String })
+        #expect(kinds == ["keyNotFound", "typeMismatch"], "\(both.stdout)")
+        let wrong = try CLI.run(["dlq", "list", "--file", OnCallTests.feedsDLQ, "--kind", "keyNotFound,typemismatch"])
+        #expect(wrong.exitCode == 64 && wrong.stderr.contains("not 'typemismatch' (did you mean 'typeMismatch'?)"), "\(wrong.stderr)")
+
+        let noZone = try CLI.run(["dlq", "list", "--file", OnCallTests.feedsDLQ, "--since", "2026-12-01T21:00:00"])
+        #expect(noZone.exitCode == 64)
+        #expect(
+            noZone.stderr.hasPrefix("error: --since 2026-12-01T21:00:00 has no time zone: add Z for UTC or an offset, like 2026-12-01T21:00:00Z or 2026-12-01T21:00:00+01:00"),
+            "\(noZone.stderr)")
+        let dateOnly = try CLI.run(["replay", "-b", "127.0.0.1:1", "-t", "payments", "--since", "2026-12-01"])
+        #expect(dateOnly.exitCode == 64 && dateOnly.stderr.hasPrefix("error: --since 2026-12-01 has no time and no time zone"), "\(dateOnly.stderr)")
+    }
+
+    @Test func aJournalThatCannotBeReadSaysWhyInPlainWords() throws {
+        let result = try CLI.run(["dlq", "redrive", "--file", OnCallTests.feedsDLQ, "--journal", "/tmp"])
+        #expect(result.exitCode == 65, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("error: cannot read the redrive journal /tmp: is a directory"), "\(result.stderr)")
+        #expect(!result.stderr.contains("Error Domain") && !result.stderr.contains("could not be completed"))
+    }
+
+    @Test func theBrokerSideMistakesNameWhatWasMeant() async throws {
+        let broker = try EmbeddedBroker.make(brokers: 1, topics: ["payments": 2, "payments.dlq": 1, "feeds.dlq": 1, "switchyard.control": 1])
+        try await ReleaseCheckTests.halt(broker, group: "payments-workers")
+        let b = broker.bootstrapServers
+
+        // A dead letter's location, as dlq list prints it, given to release: the record it is the dead letter of.
+        let dlqLocation = try await CLI.runOffPool(["release", "-b", b, "--group", "payments-workers", "payments.dlq/0@0", "--reason", "x", "--operator", "ana"])
+        #expect(dlqLocation.exitCode == 64, "\(dlqLocation.stdout)\(dlqLocation.stderr)")
+        #expect(
+            ReleaseRefusalTests.firstLine(dlqLocation.stderr)
+                == "error: payments.dlq/0@0 is a dead letter, not a halted record: it is the dead letter of payments/1@20; release that (did you mean 'payments/1@20'?)",
+            "\(dlqLocation.stderr)")
+
+        // A --status URL that is not the worker's /status: the right endpoint, not --force.
+        let port = freePort()
+        let status = try await CLI.runOffPool([
+            "release", "-b", b, "--group", "payments-workers", "payments/1@20", "--reason", "x", "--operator", "ana", "--status",
+            "http://127.0.0.1:\(port)/metrics",
+        ])
+        #expect(status.exitCode == 65, "\(status.stderr)")
+        #expect(status.stderr.contains("(a worker's status is at http://127.0.0.1:\(port)/status)") && !status.stderr.contains("--force"), "\(status.stderr)")
+
+        // dlq: a misspelt topic, and a config without --topic.
+        let misspelt = try await CLI.runOffPool(["dlq", "list", "-b", b, "-t", "payments.dql"])
+        #expect(misspelt.exitCode == 65 && misspelt.stderr.contains("(did you mean 'payments.dlq'?)"), "\(misspelt.stderr)")
+        let config = temporaryFile("worker.json")
+        defer { try? FileManager.default.removeItem(at: config) }
+        try Data(#"{"brokers":"\#(b)","groupId":"g","topics":{"payments":{"catalog":"payments"},"feeds":{"catalog":"feeds"}}}"#.utf8).write(to: config)
+        let noTopic = try await CLI.runOffPool(["dlq", "stats", "-c", config.path])
+        #expect(noTopic.exitCode == 64)
+        #expect(noTopic.stderr.hasPrefix("error: --topic names the dead-letter topic: \(config.path) has feeds.dlq, payments.dlq"), "\(noTopic.stderr)")
+    }
+}
