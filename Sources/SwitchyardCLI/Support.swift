@@ -1,4 +1,5 @@
 import Dispatch
+import Switchyard
 import Foundation
 import Synchronization
 import SwitchyardKafka
@@ -67,27 +68,8 @@ nonisolated(unsafe) private var signalSources: [any DispatchSourceSignal] = []
 /// An error from a file operation in plain words (`no such file`, `permission denied`), not Foundation's
 /// `Error Domain=… Code=…` text.
 func plainReason(_ error: any Error) -> String {
-    let ns = error as NSError
-    var posix: Int32?
-    if ns.domain == NSPOSIXErrorDomain {
-        posix = Int32(ns.code)
-    } else if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? any Error {
-        let u = underlying as NSError
-        if u.domain == NSPOSIXErrorDomain { posix = Int32(u.code) }
-    }
-    if let posix { return String(cString: strerror(posix)).lowercased() }
-    if ns.domain == NSCocoaErrorDomain {
-        switch ns.code {
-        case NSFileReadNoSuchFileError, NSFileNoSuchFileError: return "no such file"
-        case NSFileReadNoPermissionError, NSFileWriteNoPermissionError: return "permission denied"
-        case NSFileReadInapplicableStringEncodingError: return "not UTF-8 text"
-        case NSFileReadCorruptFileError: return "unreadable"
-        case NSFileWriteOutOfSpaceError: return "no space left on the device"
-        default: break
-        }
-    }
     if let error = error as? CommandError { return error.message }
-    return "\(error)"
+    return FileErrorText.plain(error)
 }
 
 /// The usage error of a `--since` value that is neither a duration nor an RFC 3339 time, saying what is

@@ -27,6 +27,11 @@ import Testing
         #expect(result.exitCode == 65, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("error: cannot read the redrive journal /tmp: is a directory"), "\(result.stderr)")
         #expect(!result.stderr.contains("Error Domain") && !result.stderr.contains("could not be completed"))
+        for (config, reason) in [("/nonexistent.json", "no such file or directory"), ("/tmp", "is a directory")] {
+            let loaded = try CLI.run(["dlq", "list", "-c", config, "-t", "feeds.dlq"])
+            #expect(loaded.exitCode == 78)
+            #expect(loaded.stderr.hasPrefix("error: \(config): cannot read \(config): \(reason)\n"), "\(loaded.stderr)")
+        }
     }
 
     @Test func theBrokerSideMistakesNameWhatWasMeant() async throws {
