@@ -85,3 +85,21 @@ func sinceUsage(_ option: String, _ text: String) -> CommandError {
     }
     return CommandError.usage("\(option) needs a duration (90s, 15m, 2h, 7d) or an RFC 3339 time, not '\(text)'")
 }
+
+/// Why `host:port` cannot be listened on (in use, not permitted), or nil when a listener could bind it now.
+func tcpPortProblem(host: String, port: Int) -> String? {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return String(cString: strerror(errno)).lowercased() }
+    defer { close(fd) }
+    // As a server binds (SO_REUSEADDR): a port left in TIME_WAIT by an earlier run is free for it.
+    var one: Int32 = 1
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { return "not an IPv4 address: \(host)" }
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    return bound == 0 ? nil : String(cString: strerror(errno)).lowercased()
+}
