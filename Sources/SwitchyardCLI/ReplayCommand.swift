@@ -280,12 +280,25 @@ struct ReplayCommand: Command {
         if let since { configuration.start = .timestamp(milliseconds: Int64(since.timeIntervalSince1970 * 1000)) }
         if let fromOffset { configuration.start = .offset(fromOffset) }
         if let until { configuration.end = until }
+        let reader: KafkaTopicReader
         do {
-            return try await KafkaTopicReader.open(configuration)
+            reader = try await KafkaTopicReader.open(configuration)
         } catch let error as KafkaError {
             if error.code == .state { throw CommandError(.dataError, error.reason) }
             throw CommandError(error)
         }
+        // A start past the end reads nothing: say so, rather than "no records".
+        if let fromOffset {
+            for range in reader.ranges where fromOffset >= range.watermarks.high {
+                let p = range.partition
+                printError(
+                    "warning: --from-offset \(fromOffset) is past the end of \(p.topic)/\(p.partition) "
+                        + (range.watermarks.high > range.watermarks.low
+                            ? "(it holds offsets \(range.watermarks.low)…\(range.watermarks.high - 1)): nothing to read there"
+                            : "(it is empty): nothing to read there"))
+            }
+        }
+        return reader
     }
 
     /// What republishing sends for a decoded or unknown record (`--emit` prints it): an unknown event's or a

@@ -22,6 +22,23 @@ import Testing
         #expect(dateOnly.exitCode == 64 && dateOnly.stderr.hasPrefix("error: --since 2026-12-01 has no time and no time zone"), "\(dateOnly.stderr)")
     }
 
+    @Test func replayReadsADeadLetterDumpAsItsOriginalTopicAndSaysWhenItStartsPastTheEnd() async throws {
+        let dump = try CLI.run(["replay", "--records", OnCallTests.feedsDLQ])
+        #expect(dump.exitCode == 0, "feeds is lenient: \(dump.stderr)")
+        let lines = try dump.stdoutLines.map(ReplayCommandTests.object)
+        #expect(lines.count == 4 && lines.allSatisfy { $0["outcome"] as? String == "failed" }, "\(dump.stdout)")
+        #expect(lines.first?["kind"] as? String == "keyNotFound" && lines.first?["path"] as? String == "userId", "decoded as feeds records")
+
+        let broker = try EmbeddedBroker.make(brokers: 1, topics: ["payments": 1])
+        let producer = try DLQFollowTests.producer(broker)
+        for _ in 0..<2 {
+            _ = try await producer.send(KafkaProducerRecord(topic: "payments", partition: 0, key: nil, value: try DLQRedriveTests.payload("payment-captured-v2.json")))
+        }
+        await producer.close()
+        let past = try await CLI.runOffPool(["replay", "-b", broker.bootstrapServers, "-t", "payments", "--from-offset", "5"])
+        #expect(past.stderr.contains("warning: --from-offset 5 is past the end of payments/0 (it holds offsets 0…1): nothing to read there"), "\(past.stderr)")
+    }
+
     @Test func aJournalThatCannotBeReadSaysWhyInPlainWords() throws {
         let result = try CLI.run(["dlq", "redrive", "--file", OnCallTests.feedsDLQ, "--journal", "/tmp"])
         #expect(result.exitCode == 65, "\(result.stderr)")
