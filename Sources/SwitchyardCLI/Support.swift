@@ -103,3 +103,16 @@ func tcpPortProblem(host: String, port: Int) -> String? {
     }
     return bound == 0 ? nil : String(cString: strerror(errno)).lowercased()
 }
+
+/// Fails at once, with its cause (exit 69), when the worker's brokers refuse or do not resolve, as the other
+/// subcommands do, rather than after the worker's connect timeout (`consume`).
+func checkBrokersAnswer(_ configuration: WorkerConfiguration) async throws {
+    let kafka = KafkaConfiguration(
+        bootstrapServers: configuration.brokers.split(separator: ",").map(String.init), clientID: configuration.clientId,
+        properties: configuration.kafka, logLevel: .error)
+    do {
+        _ = try await KafkaCluster.metadata(kafka: kafka, timeout: .seconds(10))
+    } catch let error as KafkaError {
+        throw CommandError(error)
+    }
+}

@@ -39,6 +39,18 @@ import Testing
         #expect(past.stderr.contains("warning: --from-offset 5 is past the end of payments/0 (it holds offsets 0…1): nothing to read there"), "\(past.stderr)")
     }
 
+    @Test func consumeWithTheBrokerDownSaysWhyAtOnce() throws {
+        let config = temporaryFile("worker.json")
+        defer { try? FileManager.default.removeItem(at: config) }
+        let port = freePort()
+        try Data(#"{"brokers":"127.0.0.1:\#(port)","groupId":"g","topics":{"feeds":{"catalog":"feeds"}},"metrics":{"host":"127.0.0.1","port":0}}"#.utf8).write(to: config)
+        let start = ContinuousClock.now
+        let result = try CLI.run(["consume", "-c", config.path])
+        #expect(result.exitCode == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("error: cannot reach 127.0.0.1:\(port)") && result.stderr.contains("Connection refused"), "\(result.stderr)")
+        #expect(ContinuousClock.now - start < .seconds(5), "at once, not after 10 s")
+    }
+
     @Test func aJournalThatCannotBeReadSaysWhyInPlainWords() throws {
         let result = try CLI.run(["dlq", "redrive", "--file", OnCallTests.feedsDLQ, "--journal", "/tmp"])
         #expect(result.exitCode == 65, "\(result.stderr)")
