@@ -13,7 +13,7 @@ struct DLQCommand: Command {
 
     /// Where the dead letters come from (every subcommand).
     static let sourceOptions = [
-        OptionSpec("--brokers", short: "-b", .text("LIST"), help: "Bootstrap servers of a live DLQ topic (with --topic)."),
+        OptionSpec("--brokers", short: "-b", .text("LIST"), help: "Bootstrap servers of a live DLQ topic (with --topic). Default: $SWITCHYARD_BROKERS (without --file and --config)."),
         OptionSpec("--topic", short: "-t", .text("TOPIC"), help: "The dead-letter topic, e.g. feeds.dlq (with --brokers or --config)."),
         OptionSpec("--config", short: "-c", .file("FILE"), help: "Brokers and Kafka settings (security) from the worker's config (with --topic)."),
         OptionSpec("--file", .file("DUMP"), help: "A dump made with kcat -C -J -e -t TOPIC.dlq (gzip allowed), instead of a live topic."),
@@ -188,6 +188,8 @@ struct DLQCommand: Command {
         func flag(_ name: String) -> Bool { declared.contains(name) && arguments.flag(name) }
         subcommand = Subcommand(rawValue: arguments.spec.path.last!)!
         brokers = option("--brokers")
+        // SWITCHYARD_BROKERS stands for -b when no other source is given (and as a dump's redrive target).
+        if brokers == nil && option("--config") == nil && (option("--file") == nil || subcommand == .redrive) { brokers = environmentBrokers() }
         topic = option("--topic")
         file = option("--file")
         configPath = option("--config")

@@ -34,7 +34,7 @@ struct ReleaseCommand: Command {
             """,
         options: [
             OptionSpec("--config", short: "-c", .file("FILE"), help: "Take brokers, group, Kafka settings, the topics, the DLQ and the control topic from the worker's config."),
-            OptionSpec("--brokers", short: "-b", .text("LIST"), help: "Bootstrap servers (without --config)."),
+            OptionSpec("--brokers", short: "-b", .text("LIST"), help: "Bootstrap servers (without --config). Default: $SWITCHYARD_BROKERS."),
             OptionSpec("--group", .text("GROUP"), help: "The worker's consumer group (without --config)."),
             OptionSpec("--topic", short: "-t", .text("TOPIC"), help: "The halted topic (required)."),
             OptionSpec("--partition", .integer("P", minimum: 0), help: "The halted partition (required)."),
@@ -87,7 +87,7 @@ struct ReleaseCommand: Command {
 
     init(_ arguments: ParsedArguments) throws {
         configPath = arguments.option("--config")
-        brokers = arguments.option("--brokers")
+        brokers = arguments.option("--brokers") ?? (arguments.option("--config") == nil ? environmentBrokers() : nil)
         group = arguments.option("--group")
         if let text = arguments.positionals.first {
             guard let location = RecordLocation(text) else {

@@ -55,7 +55,7 @@ struct ReplayCommand: Command {
                 OptionSpec("--max-record-bytes", .integer("N", minimum: 1), help: "Largest record value decoded (larger ones fail as in the worker). Default: the config's maxRecordBytes, else the worker's default 1048576."),
                 OptionSpec("--republish", help: "Produce what --emit prints (same key, headers plus switchyard.republished.from) to the topic's republishTo (--config) or to --to; order is kept."),
                 OptionSpec("--dry-run", help: "With --republish: connect to nothing, say what would be sent and what a strict failure holds back."),
-                OptionSpec("--brokers", short: "-b", .text("LIST"), help: "Bootstrap servers for --republish. Default: the config's brokers."),
+                OptionSpec("--brokers", short: "-b", .text("LIST"), help: "Bootstrap servers for --republish. Default: the config's brokers, else $SWITCHYARD_BROKERS (for --republish or a live position)."),
                 OptionSpec("--to", .text("TOPIC"), help: "Republish every record to TOPIC."),
                 OptionSpec("--rate", .text("N[/s]"), help: "At most N records per second. Default: no limit."),
                 OptionSpec("--connect-timeout", .number("S"), help: "Seconds to reach the brokers before giving up (exit 69; a refused or unresolvable address fails at once, with its cause). Default: 10."),
@@ -165,6 +165,10 @@ struct ReplayCommand: Command {
         idleTimeout = arguments.number("--timeout").map { .milliseconds(Int64($0 * 1000)) } ?? .seconds(10)
         idleTimeoutGiven = arguments.given("--timeout")
         files = arguments.positionals
+        // SWITCHYARD_BROKERS stands for -b where brokers are certainly meant: a republish that sends, or a
+        // position in a live topic (never instead of reading a dump).
+        let position = since != nil || fromOffset != nil || until != nil || !partitions.isEmpty
+        if brokers == nil && configPath == nil && ((republish && !dryRun) || position) { brokers = environmentBrokers() }
     }
 
     /// Whether the records come from a live topic: a position was given, or brokers without files (and

@@ -116,3 +116,9 @@ func checkBrokersAnswer(_ configuration: WorkerConfiguration) async throws {
         throw CommandError(error)
     }
 }
+
+/// `SWITCHYARD_BROKERS`, the bootstrap servers every subcommand takes when `-b` is not given (as the worker's
+/// config does); nil when unset or empty.
+func environmentBrokers() -> String? {
+    ProcessInfo.processInfo.environment["SWITCHYARD_BROKERS"].flatMap { $0.isEmpty ? nil : $0 }
+}

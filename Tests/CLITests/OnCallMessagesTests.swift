@@ -51,6 +51,21 @@ import Testing
         #expect(ContinuousClock.now - start < .seconds(5), "at once, not after 10 s")
     }
 
+    @Test func switchyardBrokersStandsForDashB() async throws {
+        let broker = try EmbeddedBroker.make(brokers: 1, topics: ["payments": 2, "payments.dlq": 1, "switchyard.control": 1])
+        try await ReleaseCheckTests.halt(broker, group: "payments-workers")
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWITCHYARD_BROKERS"] = broker.bootstrapServers
+        let stats = try await CLI.runOffPool(["dlq", "stats", "-t", "payments.dlq", "--json"], environment: environment)
+        #expect(stats.exitCode == 0, "\(stats.stderr)")
+        #expect(try ReplayCommandTests.object(stats.stdout)["records"] as? Int == 1)
+        let replay = try await CLI.runOffPool(["replay", "-t", "payments", "--partition", "1", "-o", "json"], environment: environment)
+        #expect(replay.exitCode == 1, "a live read of the failing record: \(replay.stderr)")
+        #expect(try ReplayCommandTests.object(replay.stdout)["records"] as? Int == 1)
+        let release = try await CLI.runOffPool(["release", "--group", "payments-workers", "payments/1@20", "--reason", "x", "--operator", "ana"], environment: environment)
+        #expect(release.exitCode == 0, "\(release.stderr)")
+    }
+
     @Test func aJournalThatCannotBeReadSaysWhyInPlainWords() throws {
         let result = try CLI.run(["dlq", "redrive", "--file", OnCallTests.feedsDLQ, "--journal", "/tmp"])
         #expect(result.exitCode == 65, "\(result.stderr)")
