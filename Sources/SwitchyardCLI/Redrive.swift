@@ -191,6 +191,11 @@ extension DLQCommand {
         publisher?.onAcknowledged = { report in
             let item = inFlight[inFlightHead]
             inFlightHead += 1
+            // Acknowledged records are let go of: the list holds at most the publisher's window, plus 1,024.
+            if inFlightHead > 1024 {
+                inFlight.removeFirst(inFlightHead)
+                inFlightHead = 0
+            }
             let sentTo = "\(report.topic)/\(report.partition)@\(report.offset)"
             do {
                 try journal.append(RedriveJournal.Entry(deadLetter: item.location, sentTo: sentTo))
