@@ -227,7 +227,9 @@ struct DemoCommand: Command {
             if let d = halted.value.deadLetter {
                 out.line("  switchyard dlq show -b \(broker.bootstrapServers) \(RecordLocation(topic: d.topic, partition: d.partition, offset: d.offset))")
             }
-            out.line("  switchyard release -b \(broker.bootstrapServers) --group switchyard-demo \(location) --reason \"demo: record inspected\"")
+            // The audit record names who released: $USER, or "demo" where it is not set (a container).
+            out.line(
+                "  switchyard release -b \(broker.bootstrapServers) --group switchyard-demo \(location) --operator \"${USER:-demo}\" --reason \"demo: record inspected\"")
         }
         out.flush()
         if stay {

@@ -32,7 +32,7 @@ import Testing
         }
         #expect(out.contains("HALTED: payments/1@20: "), "one way to name a record")
         #expect(out.contains("republished 80 events to payments.canonical"))
-        #expect(out.contains("switchyard release -b ") && out.contains(" --group switchyard-demo payments/1@20 --reason"))
+        #expect(out.contains("switchyard release -b ") && out.contains(" --group switchyard-demo payments/1@20 --operator \"${USER:-demo}\" --reason"))
         #expect(out.contains("switchyard dlq show -b ") && out.contains(" payments.dlq/0@"))
         #expect(result.stderr.isEmpty, "the demo keeps stderr quiet: \(result.stderr)")
     }
