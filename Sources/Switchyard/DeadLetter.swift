@@ -43,6 +43,8 @@ public struct DeadLetter: Sendable {
     public var failedAt: Date?
     /// `switchyard.redrive.count` (0 when absent).
     public var redriveCount: Int
+    /// `switchyard.redrive.of`: the dead letter this record was redriven from (`payments.dlq/0@3`), when it was.
+    public var redriveOf: String?
 
     public init(
         topic: String?, partition: Int32, offset: Int64, timestampMilliseconds: Int64?, key: [UInt8]?, value: [UInt8]?,
@@ -112,6 +114,7 @@ public struct DeadLetter: Sendable {
         }
         if failedAt == nil, let ms = timestampMilliseconds { failedAt = Date(timeIntervalSince1970: Double(ms) / 1000) }
         redriveCount = header(DeadLetterHeaders.redriveCount).flatMap { Int($0) } ?? 0
+        redriveOf = header(DeadLetterHeaders.redriveOf)
     }
 
     /// Spring writes numbers as big-endian binary (4 bytes for the partition, 8 for offsets and timestamps);
@@ -169,16 +172,18 @@ public enum ConnectHeaders {
 
 extension DeadLetter {
     /// The record a redrive sends: the original key and value, the headers without the previous diagnosis
-    /// (`switchyard.*`, `kafka_dlt-*`, `__connect.errors.*`), and `switchyard.redrive.count` incremented, so
-    /// the worker, which keeps that header when it dead-letters the record again, can stop a loop.
+    /// (`switchyard.*`, `kafka_dlt-*`, `__connect.errors.*`), `switchyard.redrive.count` incremented and
+    /// `switchyard.redrive.of` naming this dead letter (`from`), so the worker, which keeps both headers when
+    /// it dead-letters the record again, lets a redrive stop a loop and see what was redriven already.
     ///
     /// - Returns: nil without an original topic.
-    public func redriveRecord(partitionCounts: [String: Int]) -> KafkaProducerRecord? {
+    public func redriveRecord(from location: String, partitionCounts: [String: Int]) -> KafkaProducerRecord? {
         guard let originalTopic else { return nil }
         var out = headers.filter {
             !$0.name.hasPrefix("switchyard.") && !$0.name.hasPrefix(SpringHeaders.prefix) && !$0.name.hasPrefix(ConnectHeaders.prefix)
         }
         out.append(KafkaHeader(name: DeadLetterHeaders.redriveCount, string: String(redriveCount + 1)))
+        out.append(KafkaHeader(name: DeadLetterHeaders.redriveOf, string: location))
         // The original partition when the topic still has it: per-key order as before.
         let partition = originalPartition.flatMap { (partitionCounts[originalTopic] ?? 0) > Int($0) && $0 >= 0 ? $0 : nil }
         return KafkaProducerRecord(topic: originalTopic, partition: partition, key: key, value: value, headers: out)

@@ -1,7 +1,8 @@
 /// Pretty-prints a record payload for `switchyard dlq show`, with values redacted unless revealed: keys and
-/// structure stay (so a failure's path can be found), strings become `"***"`, numbers `0` (or `0.0` when
-/// they had a fraction or exponent). `true`, `false` and `null` are kept (they say which shape a field had),
-/// and so is the root `type` tag (the event type, already in the headers).
+/// structure stay (so a failure's path can be found), strings become `"***"`, numbers `<number>` (or
+/// `<fractional number>` when they had a fraction or exponent): never a number, which would read as the
+/// record's value. `true`, `false` and `null` are kept (they say which shape a field had), and so is the root
+/// `type` tag (the event type, already in the headers).
 ///
 /// Tolerant: a dead-lettered payload is often not valid JSON. Whatever parses is printed, then a note says
 /// where and why reading stopped.
@@ -219,7 +220,7 @@ public struct PayloadPrinter {
                     i += 1
                 }
                 let raw = String(decoding: bytes[start..<i], as: UTF8.self)
-                lines.append(Line(text: prefix + (printer.reveal ? raw : fractional ? "0.0" : "0"), path: rendered))
+                lines.append(Line(text: prefix + (printer.reveal ? raw : fractional ? "<fractional number>" : "<number>"), path: rendered))
             default:
                 for literal in ["true", "false", "null"] where bytes[i...].starts(with: literal.utf8) {
                     i += literal.utf8.count

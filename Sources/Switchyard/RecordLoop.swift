@@ -494,14 +494,15 @@ final class Lane {
     }
 
     /// The dead letter for `record`: original key, value and headers, with the diagnosis added. Earlier
-    /// `switchyard.*` headers are replaced (not stacked), except the redrive count, which is kept.
+    /// `switchyard.*` headers are replaced (not stacked), except the redrive count and the link to the dead
+    /// letter a redrive sent it from, which are kept (`dlq redrive` counts redrives by them).
     static func deadLetter(_ record: KafkaRecord, failure: DecodeFailure, topic: TopicConfiguration, group: String) -> KafkaProducerRecord {
         var redriveCount = "0"
         var headers: [KafkaHeader] = []
         for header in record.headers {
             if header.name == DeadLetterHeaders.redriveCount {
                 redriveCount = header.value.map { String(decoding: $0, as: UTF8.self) } ?? "0"
-            } else if !header.name.hasPrefix("switchyard.") {
+            } else if header.name == DeadLetterHeaders.redriveOf || !header.name.hasPrefix("switchyard.") {
                 headers.append(header)
             }
         }
@@ -867,5 +868,7 @@ public enum DeadLetterHeaders {
     public static let consumerGroup = "switchyard.consumer.group"
     public static let failedAt = "switchyard.failed.at"
     public static let redriveCount = "switchyard.redrive.count"
+    /// On a redriven record and its next dead letter: the dead letter it was redriven from (`payments.dlq/0@3`).
+    public static let redriveOf = "switchyard.redrive.of"
     public static let republishedFrom = "switchyard.republished.from"
 }

@@ -251,6 +251,110 @@ struct KcatEnvelope: Decodable {
     }
 }
 
+/// Reassembles JSON values written over several lines: a pretty-printed dump (`jq .` of kcat's output, one
+/// envelope or record after another) or a JSON array of them, whose elements are the values. Holds one value
+/// at a time.
+struct ValueAssembler {
+    /// Whether the input is one top-level array whose elements are the values.
+    let array: Bool
+    private var opened = false
+    private var closed = false
+    private var buffer: [UInt8] = []
+    private var depth = 0
+    private var inString = false
+    private var escaped = false
+    /// A scalar (or text that is not JSON) being read at the top level.
+    private var inScalar = false
+    /// The line the value being read started on.
+    private var startLine = 0
+
+    init(array: Bool) {
+        self.array = array
+    }
+
+    /// Whether a first line starts values written over several lines: `{` alone (a pretty-printed object), or
+    /// `[` alone or followed by an object (an array of envelopes or records).
+    static func startsMultiLineInput(_ line: UnsafeBufferPointer<UInt8>) -> (multiLine: Bool, array: Bool) {
+        let trimmed = line.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }.reversed()
+        if Array(trimmed) == [UInt8(ascii: "{")] { return (true, false) }
+        guard trimmed.first == UInt8(ascii: "[") else { return (false, false) }
+        let rest = trimmed.dropFirst().drop { $0 == 0x20 || $0 == 0x09 }
+        return (rest.isEmpty || rest.first == UInt8(ascii: "{"), true)
+    }
+
+    private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+
+    /// Feeds one line; returns the values it completed, with the line each started on.
+    mutating func feed(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> [(bytes: [UInt8], line: Int)] {
+        var done: [(bytes: [UInt8], line: Int)] = []
+        func finish() {
+            if !buffer.isEmpty { done.append((buffer, startLine)) }
+            buffer = []
+            inScalar = false
+        }
+        for c in line {
+            if depth > 0 {
+                buffer.append(c)
+                if inString {
+                    if escaped { escaped = false } else if c == UInt8(ascii: "\\") { escaped = true } else if c == UInt8(ascii: "\"") { inString = false }
+                } else if c == UInt8(ascii: "\"") {
+                    inString = true
+                } else if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
+                    depth += 1
+                } else if c == UInt8(ascii: "}") || c == UInt8(ascii: "]") {
+                    depth -= 1
+                    if depth == 0 { finish() }
+                }
+                continue
+            }
+            if inScalar {
+                if Self.isSpace(c) || (array && (c == UInt8(ascii: ",") || c == UInt8(ascii: "]"))) {
+                    finish()
+                    if c == UInt8(ascii: "]") { closed = true }
+                } else {
+                    buffer.append(c)
+                }
+                continue
+            }
+            if Self.isSpace(c) { continue }
+            if array && !opened {
+                if c == UInt8(ascii: "[") {
+                    opened = true
+                    continue
+                }
+            } else if array && (c == UInt8(ascii: ",") || (c == UInt8(ascii: "]") && !closed)) {
+                if c == UInt8(ascii: "]") { closed = true }
+                continue
+            }
+            startLine = number
+            buffer.append(c)
+            if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
+                depth = 1
+            } else if c == UInt8(ascii: "\"") {
+                // A string at the top level: read to its closing quote as a one-level value.
+                depth = 1
+                inString = true
+            } else {
+                inScalar = true
+            }
+        }
+        if depth > 0 {
+            buffer.append(0x0A)
+        } else if inScalar {
+            finish()
+        }
+        return done
+    }
+
+    /// At the end of the input: the value cut short, if any.
+    mutating func end() -> (bytes: [UInt8], line: Int)? {
+        defer { buffer = [] }
+        // Drop the newline added after the last line read.
+        while let last = buffer.last, Self.isSpace(last) { buffer.removeLast() }
+        return buffer.isEmpty ? nil : (buffer, startLine)
+    }
+}
+
 /// Streams records from dump files in order, in constant memory.
 public struct DumpReader {
     public let paths: [String]
@@ -259,6 +363,12 @@ public struct DumpReader {
     private var nextIndex = 0
     private var fileIndex = 0
     private var reader: LineReader?
+    /// Whether the current file's first line was seen (it says whether values span several lines).
+    private var sawFirstLine = false
+    /// For a file of pretty-printed values or a JSON array.
+    private var assembler: ValueAssembler?
+    /// Values assembled and not yet returned, with their first line.
+    private var assembled: [(bytes: [UInt8], line: Int)] = []
     private let decoder = SwitchyardJSONDecoder()
     private let workspace = DecodingWorkspace()
 
@@ -278,13 +388,35 @@ public struct DumpReader {
             let path = paths[fileIndex]
             if reader == nil {
                 reader = try LineReader(path: path)
+                sawFirstLine = false
+                assembler = nil
             }
             var record: DumpRecord?
             do {
+                if !assembled.isEmpty {
+                    let value = assembled.removeFirst()
+                    record = try value.bytes.withUnsafeBufferPointer { try parseLine($0, path: path, lineNumber: value.line) }
+                    if let record { return record }
+                    continue
+                }
                 let more = try reader!.nextLine { line in
-                    record = try parseLine(line, path: path)
+                    if !sawFirstLine && !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
+                        sawFirstLine = true
+                        let start = ValueAssembler.startsMultiLineInput(line)
+                        if start.multiLine { assembler = ValueAssembler(array: start.array) }
+                    }
+                    if assembler != nil {
+                        assembled += assembler!.feed(line, number: reader!.lineNumber)
+                    } else {
+                        record = try parseLine(line, path: path, lineNumber: reader!.lineNumber)
+                    }
                 }
                 if !more {
+                    if let last = assembler?.end() {
+                        assembled.append(last)
+                        assembler = nil
+                        continue
+                    }
                     reader = nil
                     fileIndex += 1
                     continue
@@ -299,8 +431,7 @@ public struct DumpReader {
         return nil
     }
 
-    private mutating func parseLine(_ line: UnsafeBufferPointer<UInt8>, path: String) throws -> DumpRecord? {
-        let lineNumber = reader!.lineNumber
+    private mutating func parseLine(_ line: UnsafeBufferPointer<UInt8>, path: String, lineNumber: Int) throws -> DumpRecord? {
         if resolved == nil {
             // Blank lines before the first record do not decide the format.
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return nil }

@@ -131,6 +131,9 @@ extension Worker {
             noteError("control topic consumer not started", ["error": "\(error)", "kafka.topic": configuration.controlTopic])
             return
         }
+        // Releases written before this process started are read again at every start: most were applied long
+        // ago, and one that still applies is applied (and logged) when its record halts.
+        let started = Date()
         await withTaskCancellationHandler {
             let decoder = SwitchyardJSONDecoder()
             do {
@@ -155,7 +158,9 @@ extension Worker {
                     }
                     let writtenAt = record.timestampMilliseconds.map { Date(timeIntervalSince1970: Double($0) / 1000) }
                         ?? Timestamp(rfc3339: request.at)?.date
-                    await apply(PendingRelease(request: request, writtenAt: writtenAt), consumer: consumer)
+                    await apply(
+                        PendingRelease(request: request, writtenAt: writtenAt), consumer: consumer,
+                        writtenBeforeStart: writtenAt.map { $0 < started } ?? false)
                 }
             } catch {
                 noteError("control topic consumer stopped", ["error": "\(error)"])
@@ -171,7 +176,10 @@ extension Worker {
     /// Applies one release: if its partition is halted at exactly its record (which this process
     /// dead-lettered before halting), moves past it; otherwise keeps it for a halt to come (the record may
     /// be being dead-lettered right now), where it applies only to the same record.
-    func apply(_ release: PendingRelease, consumer: KafkaConsumer) async {
+    ///
+    /// A release written before this process started that matches no halt is kept without a log line: it was
+    /// most likely applied by an earlier run.
+    func apply(_ release: PendingRelease, consumer: KafkaConsumer, writtenBeforeStart: Bool = false) async {
         let request = release.request
         let key = ReleaseKey(topic: request.topic, partition: request.partition, offset: request.offset)
         let tp = KafkaTopicPartition(topic: request.topic, partition: request.partition)
@@ -189,6 +197,8 @@ extension Worker {
         guard current != nil else {
             if let halt = state.withLock({ $0.halted[tp] }) {
                 logger.warning("release does not match the halt", audit.merging(["halt.offset": String(halt.offset)]) { a, _ in a })
+            } else if writtenBeforeStart {
+                logger.debug("release kept for a halt to come", audit)
             } else {
                 logger.info("release waiting for its halt", audit)
             }

@@ -202,8 +202,16 @@ public struct Replayer {
         let topic: String
         let catalog: Catalog
         let policy: TopicPolicy
-        if let name = record.topic, let entry = options.topics[name] ?? options.catalogs[name].map({ ($0, $0.defaultPolicy) }) {
-            (topic, catalog, policy) = (name, entry.catalog, entry.policy)
+        func entry(_ name: String) -> (catalog: Catalog, policy: TopicPolicy)? {
+            options.topics[name] ?? options.catalogs[name].map { ($0, $0.defaultPolicy) }
+        }
+        if let name = record.topic, let found = entry(name) {
+            (topic, catalog, policy) = (name, found.catalog, found.policy)
+        } else if let original = record.headers.last(where: { $0.name == DeadLetterHeaders.originalTopic })?.value.map({ String(decoding: $0, as: UTF8.self) }),
+            let found = entry(original)
+        {
+            // A dump of a dead-letter topic: each record is decoded as its original topic's.
+            (topic, catalog, policy) = (original, found.catalog, found.policy)
         } else {
             throw NoCatalog(topic: record.topic)
         }

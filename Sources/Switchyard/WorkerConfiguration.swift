@@ -150,7 +150,7 @@ extension WorkerConfiguration {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw ConfigurationError(path: "", reason: "cannot read \(path): \(error.localizedDescription)")
+            throw ConfigurationError(path: "", reason: "cannot read \(path): \(FileErrorText.plain(error))")
         }
         return try parse([UInt8](data), catalogs: catalogs, environment: environment)
     }

@@ -13,6 +13,11 @@ struct BrokerCommand: Command {
 
             then serves until SIGINT or SIGTERM (exit 0). Records live in memory only. Topics not created
             with --topic are created on first use (any client's metadata request) with 4 partitions.
+
+            Retention: the broker keeps about 5 MB per partition (librdkafka's mock cluster fixes the limit;
+            it cannot be changed). Past it, the oldest records are dropped and the partition's log starts
+            after offset 0 (dlq says how many expired). To keep more, spread a topic over more partitions
+            (--topic NAME:PARTITIONS): each holds its own 5 MB.
             """,
         options: [
             OptionSpec("--brokers", .integer("N", minimum: 1), help: "How many brokers (1…32). Default: 1."),
@@ -70,6 +75,7 @@ struct BrokerCommand: Command {
             "switchyard broker: \(brokers) broker(s) at \(broker.bootstrapServers)"
                 + (topicList.isEmpty ? "" : ", topics \(topicList)") + "; stop with Ctrl-C or SIGTERM"
         )
+        printError("switchyard broker: keeps about 5 MB per partition in memory: older records are dropped (see --help)")
         let signal = await waitForTermination()
         printError("switchyard broker: \(signal), shutting down")
         withExtendedLifetime(broker) {}

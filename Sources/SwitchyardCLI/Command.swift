@@ -16,6 +16,8 @@ public enum ExitCode: Int32, Sendable {
     case software = 70
     /// The configuration is wrong.
     case config = 78
+    /// Stopped by SIGINT or SIGTERM before the end (128 + SIGINT, as shells report it): the result is incomplete.
+    case interrupted = 130
 }
 
 /// An error that ends a command with a message on stderr and a given exit code.

@@ -296,9 +296,11 @@ public struct ParsedArguments: Sendable {
                 throw CommandError.usage("\(option.long) needs a number \(meta) ≥ 0, not '\(value)'")
             }
         case .choice(let allowed):
-            guard allowed.contains(value) else {
+            // A repeatable choice also takes a comma-separated list (`--kind a,b` is `--kind a --kind b`).
+            let elements = option.repeatable ? value.split(separator: ",", omittingEmptySubsequences: false).map(String.init) : [value]
+            for element in elements where !allowed.contains(element) {
                 throw CommandError.usage(
-                    "\(option.long) must be one of \(allowed.joined(separator: ", ")), not '\(value)'" + didYouMean(value, among: allowed))
+                    "\(option.long) must be one of \(allowed.joined(separator: ", ")), not '\(element)'" + didYouMean(element, among: allowed))
             }
         case .list(let allowed):
             for element in value.split(separator: ",", omittingEmptySubsequences: false).map(String.init) where !allowed.contains(element) {

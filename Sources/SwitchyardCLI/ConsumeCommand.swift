@@ -47,6 +47,7 @@ struct ConsumeCommand: Command {
         } catch {
             throw CommandError(.config, "\(configPath): \(error)")
         }
+        try await checkBrokersAnswer(configuration)
         do {
             let worker = try Worker(configuration: configuration, logger: Logger(level: logLevel))
             let server = try worker.serveEndpoints()

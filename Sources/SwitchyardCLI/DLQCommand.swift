@@ -13,11 +13,11 @@ struct DLQCommand: Command {
 
     /// Where the dead letters come from (every subcommand).
     static let sourceOptions = [
-        OptionSpec("--brokers", short: "-b", .text("LIST"), help: "Bootstrap servers of a live DLQ topic (with --topic)."),
+        OptionSpec("--brokers", short: "-b", .text("LIST"), help: "Bootstrap servers of a live DLQ topic (with --topic). Default: $SWITCHYARD_BROKERS (without --file and --config)."),
         OptionSpec("--topic", short: "-t", .text("TOPIC"), help: "The dead-letter topic, e.g. feeds.dlq (with --brokers or --config)."),
         OptionSpec("--config", short: "-c", .file("FILE"), help: "Brokers and Kafka settings (security) from the worker's config (with --topic)."),
         OptionSpec("--file", .file("DUMP"), help: "A dump made with kcat -C -J -e -t TOPIC.dlq (gzip allowed), instead of a live topic."),
-        OptionSpec("--timeout", .number("S"), help: "Idle timeout: no new record for S seconds ends a live read with what was read (a warning on stderr). Default: 10."),
+        OptionSpec("--timeout", .number("S"), help: "Idle timeout: no new record for S seconds ends a live read before its end: what was read is shown, marked INCOMPLETE, exit 69. Default: 10."),
         OptionSpec("--connect-timeout", .number("S"), help: "Seconds to reach the brokers (exit 69; a refused or unresolvable address fails at once, with its cause). Default: 10."),
     ]
 
@@ -26,8 +26,8 @@ struct DLQCommand: Command {
 
     /// `--kind`, `--type`, `--path`, `--since`, `--from` (list, stats, redrive).
     static let filterOptions = [
-        OptionSpec("--kind", .choice(kinds), repeatable: true, help: "Only this kind (foreign: Spring or Connect records; unknown: no diagnosis headers)."),
-        OptionSpec("--type", .text("TYPE"), repeatable: true, help: "Only this event type (a type of this binary's catalogs or one in the DLQ)."),
+        OptionSpec("--kind", .choice(kinds), repeatable: true, help: "Only this kind, or these (a,b) (foreign: Spring or Connect records; unknown: no diagnosis headers)."),
+        OptionSpec("--type", .text("TYPE"), repeatable: true, help: "Only this event type, or these (a,b) (types of this binary's catalogs or in the DLQ)."),
         OptionSpec("--path", .text("PATH"), repeatable: true, help: "Only this failing path, e.g. amount.value."),
         OptionSpec("--since", .text("WHEN"), help: "Failed within a duration (90s, 15m, 2h, 7d) or since an RFC 3339 time."),
         OptionSpec("--from", .integer("OFFSET", minimum: 0), help: "Only DLQ offsets ≥ OFFSET."),
@@ -54,7 +54,7 @@ struct DLQCommand: Command {
     static let commonExits: [(code: ExitCode, meaning: String)] = [
         (.usage, "usage (also: an unknown --kind or --type)"),
         (.dataError, "unreadable dump or no such topic"),
-        (.unavailable, "broker unavailable (a refused or unresolvable address at once, with its cause)"),
+        (.unavailable, "broker unavailable (a refused or unresolvable address at once, with its cause), or a read cut short (incomplete)"),
         (.config, "bad --config"),
     ]
 
@@ -86,7 +86,7 @@ struct DLQCommand: Command {
                     synopsis: ["dlq show SOURCE TOPIC/PARTITION@OFFSET [--reveal] [-o table|json]", "dlq show -b LIST TOPIC/PARTITION@OFFSET"],
                     discussion: sourceText + "\n" + """
 
-                        The payload is pretty-printed with its values redacted (strings "***", numbers 0; keys,
+                        The payload is pretty-printed with its values redacted (strings "***", numbers <number>; keys,
                         structure, true/false/null and the root "type" kept); --reveal prints the values.
 
                         On a live topic, a location (feeds.dlq/0@3) fetches only that record, and names the topic:
@@ -111,17 +111,33 @@ struct DLQCommand: Command {
                     exitCodes: [(.success, "counted"), (.findings, "--fail-on warnings and a warning")] + commonExits),
                 CommandSpec(
                     ["dlq", "redrive"], abstract: "Send the selected records back to their original topic (a dry run unless --execute).",
-                    synopsis: ["dlq redrive SOURCE [FILTERS] [--execute] [--max-redrives N] [--rate N/s] [-o table|json]"],
+                    synopsis: ["dlq redrive SOURCE [FILTERS] [--execute] [--force] [--journal FILE] [--max-redrives N] [--rate N/s] [-o table|json]"],
                     discussion: sourceText + "\n" + """
 
                         Sends to switchyard.original.topic (the original partition when it still exists). Key, value
                         and other headers are kept; the previous diagnosis (switchyard.*, kafka_dlt-*,
-                        __connect.errors.*) is dropped; switchyard.redrive.count is incremented. Records whose
-                        count reached --max-redrives are refused (loop guard: the worker keeps the count when it
-                        dead-letters a record again). Records stay in the DLQ: use --from to skip those already sent.
+                        __connect.errors.*) is dropped; switchyard.redrive.count is incremented and
+                        switchyard.redrive.of names the dead letter it came from (the worker keeps both when it
+                        dead-letters the record again).
+
+                        Each record is first decoded with this build, as the worker of its original topic would
+                        (the catalog of that name, or --config's topics): one that would fail again is refused,
+                        with the kind and path ("would fail again: typeMismatch at 'amount.value'"), unless --force.
+                        Also refused: records whose count reached --max-redrives (the loop guard) and records
+                        without an original topic. Skipped: dead letters redriven already, by the journal or by a
+                        later dead letter that links to them.
+
+                        With --execute each record is printed when the broker acknowledges it, with where it went,
+                        and written to the journal (--journal). Ctrl-C (SIGINT) or SIGTERM stops sending, waits for
+                        what is in flight and prints what went (exit 130); run the same command again to send the
+                        rest: what the journal lists is never sent twice. Records stay in the DLQ.
+
+                        --file DUMP with --brokers (or --config) redrives a dump to those brokers.
                         """,
                     options: sourceOptions + filterOptions + outputOptions + [
                         OptionSpec("--execute", help: "Send (default: a dry run)."),
+                        OptionSpec("--force", help: "Also send records that this build would fail again (they dead-letter again, or halt a strict partition)."),
+                        OptionSpec("--journal", .file("FILE"), help: "What was sent, read and appended to (a rerun skips it). Default: ~/.local/state/switchyard/redrive/TOPIC.jsonl."),
                         OptionSpec("--max-redrives", .integer("N", minimum: 1), help: "Refuse records redriven N times already. Default: 3."),
                         OptionSpec("--rate", .text("N[/s]"), help: "At most N records per second."),
                         failOn,
@@ -131,8 +147,9 @@ struct DLQCommand: Command {
                         Example("switchyard dlq redrive -b localhost:9092 -t feeds.dlq --kind typeMismatch --execute", "Send them."),
                     ],
                     exitCodes: [
-                        (.success, "redriven (or would be)"), (.findings, "some selected records were refused (loop guard or no original topic)"),
-                    ] + commonExits),
+                        (.success, "redriven (or would be)"),
+                        (.findings, "some selected records were refused (would fail again, loop guard, or no original topic)"),
+                    ] + commonExits + [(.interrupted, "stopped by SIGINT or SIGTERM: what went is printed and journaled; rerun to resume")]),
             ],
             examples: [Example("switchyard dlq stats --file feeds.dlq.jsonl", "Start here: what broke.")],
             exitCodes: [(.success, "success"), (.findings, "a refusal, a dead letter not found, or --fail-on warnings")] + commonExits)
@@ -152,6 +169,8 @@ struct DLQCommand: Command {
     var fromOffset: Int64?
     var reveal: Bool
     var execute: Bool
+    var force: Bool
+    var journalPath: String?
     var maxRedrives: Int
     var rate: Double?
     var timeout: Duration
@@ -169,16 +188,18 @@ struct DLQCommand: Command {
         func flag(_ name: String) -> Bool { declared.contains(name) && arguments.flag(name) }
         subcommand = Subcommand(rawValue: arguments.spec.path.last!)!
         brokers = option("--brokers")
+        // SWITCHYARD_BROKERS stands for -b when no other source is given (and as a dump's redrive target).
+        if brokers == nil && option("--config") == nil && (option("--file") == nil || subcommand == .redrive) { brokers = environmentBrokers() }
         topic = option("--topic")
         file = option("--file")
         configPath = option("--config")
         json = flag("--json") || option("--output") == "json"
-        filter.kinds = Set(options("--kind"))
-        filter.types = Set(options("--type"))
+        filter.kinds = Set(options("--kind").flatMap { $0.split(separator: ",").map(String.init) })
+        filter.types = Set(options("--type").flatMap { $0.split(separator: ",").map(String.init) })
         filter.paths = Set(options("--path"))
         if let since = option("--since") {
             guard let date = DeadLetterFilter.parseSince(since) else {
-                throw CommandError.usage("--since needs a duration (90s, 15m, 2h, 7d) or an RFC 3339 time, not '\(since)'")
+                throw sinceUsage("--since", since)
             }
             filter.since = date
         }
@@ -186,6 +207,8 @@ struct DLQCommand: Command {
         reveal = flag("--reveal")
         follow = flag("--follow")
         execute = flag("--execute")
+        force = flag("--force")
+        journalPath = option("--journal")
         maxRedrives = option("--max-redrives").flatMap { Int($0) } ?? 3
         rate = try parseRate(option("--rate"))
         let seconds = option("--timeout").flatMap { Double($0) } ?? 10
@@ -211,13 +234,28 @@ struct DLQCommand: Command {
 
     func validate() throws {
         let live = brokers != nil || configPath != nil
-        if file != nil && (live || topic != nil) { throw CommandError.usage("--file and --brokers/--config/--topic are exclusive") }
+        if file != nil && topic != nil { throw CommandError.usage("--file and --topic are exclusive: a dump names its topic") }
+        // A redrive from a dump sends to the brokers it names; the other subcommands read one source.
+        if file != nil && live && subcommand != .redrive {
+            throw CommandError.usage("--file and --brokers/--config are exclusive (only dlq redrive takes both: it reads the dump and sends to the brokers)")
+        }
         if file == nil && !live { throw CommandError.usage("give a source: --brokers LIST --topic TOPIC, or --file DUMP") }
-        if live && topic == nil && targetLocation == nil { throw CommandError.usage("--topic names the dead-letter topic (e.g. feeds.dlq)") }
+        if live && file == nil && topic == nil && targetLocation == nil {
+            guard let configPath else { throw CommandError.usage("--topic names the dead-letter topic (e.g. feeds.dlq)") }
+            let config: WorkerConfiguration
+            do {
+                config = try WorkerConfiguration.load(path: configPath, catalogs: SwitchyardCommand.catalogs)
+            } catch {
+                throw CommandError(.config, "\(configPath): \(error)")
+            }
+            let dlqs = Set(config.topics.values.map(\.deadLetterTopic)).sorted()
+            throw CommandError.usage("--topic names the dead-letter topic: \(configPath) has \(dlqs.joined(separator: ", "))")
+        }
         if let targetLocation, let topic, targetLocation.topic != topic {
             throw CommandError.usage("\(targetLocation) is not in --topic \(topic)")
         }
-        if follow && file != nil { throw CommandError.usage("--follow reads a live topic (--brokers or --config), not a --file") }
+        if execute && !live { throw CommandError.usage("dlq redrive --execute needs --brokers (or --config) to send to") }
+                if follow && file != nil { throw CommandError.usage("--follow reads a live topic (--brokers or --config), not a --file") }
     }
 
     // MARK: - Run
@@ -225,11 +263,13 @@ struct DLQCommand: Command {
     func run() async throws -> ExitCode {
         var properties: [String: String] = [:]
         var brokers = self.brokers
+        var config: WorkerConfiguration?
         if let configPath {
             do {
-                let config = try WorkerConfiguration.load(path: configPath, catalogs: SwitchyardCommand.catalogs)
-                properties = config.kafka
-                brokers = brokers ?? config.brokers
+                let loaded = try WorkerConfiguration.load(path: configPath, catalogs: SwitchyardCommand.catalogs)
+                properties = loaded.kafka
+                brokers = brokers ?? loaded.brokers
+                config = loaded
             } catch {
                 throw CommandError(.config, "\(configPath): \(error)")
             }
@@ -243,6 +283,9 @@ struct DLQCommand: Command {
         let printsAsItReads = subcommand == .list && isatty(1) == 1
         var options = DeadLetterSource.ReadOptions(
             connectTimeout: connectTimeout, idleTimeout: timeout, progress: !printsAsItReads && !follow)
+        // Partitions whose log no longer starts at offset 0: what is read is what is left, and the output says so.
+        var expired: [Int32: Int64] = [:]
+        options.expired = { partition, low in expired[partition] = low }
         // --type's check and the not-a-DLQ warning are counted as the dead letters stream by.
         var seenTypes = Set<String>()
         var bare = 0
@@ -265,32 +308,48 @@ struct DLQCommand: Command {
             }
         case .show:
             if let target, let partition = target.partition, file == nil { options.only = (partition, target.offset) }
-            code = try await show(source, options: options, out: out, style: style, observe: observe)
+            code = try await show(source, options: options, out: out, style: style, observe: observe, config: config)
         case .stats:
             var stats = Stats()
-            try await source.read(options) { d in
+            let summary = try await source.read(options) { d in
                 observe(d)
                 if selected(d) { stats.add(d) }
                 return true
             }
             try checkTypes(seen: seenTypes)
+            stats.cutShort = summary.cutShort
+            stats.expired = expired.values.reduce(0, +)
             render(stats, topic: source.topicName ?? stats.topic, out: out, style: style)
-            code = .success
+            code = try Self.incomplete(summary, out: out) ?? .success
         case .redrive:
-            let letters = try await source.readAll(connectTimeout: connectTimeout, idleTimeout: timeout)
-            letters.forEach(observe)
-            try checkTypes(seen: seenTypes)
-            code = try await redrive(letters.filter(selected), out: out, style: style, brokers: brokers, properties: properties)
+            code = try await redrive(
+                source, options: options, out: out, style: style, observe: observe, brokers: brokers, properties: properties, config: config
+            ) { try checkTypes(seen: seenTypes) }
         }
         out.flush()
         let name = source.topicName ?? firstTopic ?? file ?? "the input"
-        let warnings = Self.warnings(bare: bare, of: read, name: name)
+        // A live show of a record without dead-letter headers showed its dead letter or the source record itself.
+        var warnings = subcommand == .show && file == nil ? [] : Self.warnings(bare: bare, of: read, name: name)
+        if !expired.isEmpty {
+            let starts = expired.sorted { $0.key < $1.key }.map { "\(name)/\($0.key) starts at offset \($0.value)" }
+            warnings.append(
+                "\(expired.values.reduce(0, +)) earlier record(s) of \(name) expired before this read (retention: "
+                    + starts.joined(separator: ", ") + ", not 0); what is shown is what is left")
+        }
         for warning in warnings { printError("warning: \(warning)") }
         if failOnWarnings && !warnings.isEmpty {
             printError("dlq: failing (--fail-on warnings): \(warnings.count) warning(s)")
             return .findings
         }
         return code
+    }
+
+    /// A read cut short is never a success: says so on stderr and gives exit 69 (nil when the read was whole).
+    static func incomplete(_ summary: DeadLetterSource.ReadSummary, out: Output) throws -> ExitCode? {
+        guard let cutShort = summary.cutShort else { return nil }
+        out.flush()
+        printError("error: incomplete: \(cutShort)")
+        return .unavailable
     }
 
     /// A `--type` that neither this binary's catalogs nor the DLQ know is a typo, not "0 of N".
@@ -335,7 +394,12 @@ struct DLQCommand: Command {
         d.topic.map { RecordLocation(topic: $0, partition: d.partition, offset: d.offset) }
     }
 
-    static func dash(_ s: String?) -> String {
+    /// The REDRIVES column: how many times the record was redriven, and from which dead letter it came back.
+    static func redrives(_ d: DeadLetter) -> String {
+        String(d.redriveCount) + (d.redriveOf.map { " (of \($0))" } ?? "")
+    }
+
+        static func dash(_ s: String?) -> String {
         guard let s else { return "-" }
         return s.isEmpty ? "(root)" : s
     }
@@ -357,6 +421,7 @@ struct DLQCommand: Command {
         o.setIfPresent("message", d.message)
         o.setIfPresent("exceptionClass", d.exceptionClass)
         o.set("redriveCount", d.redriveCount)
+        o.setIfPresent("redriveOf", d.redriveOf)
         o.set("origin", d.origin.rawValue)
         return o
     }
@@ -377,7 +442,7 @@ struct DLQCommand: Command {
             options.follow = true
             options.shouldStop = { flag.isSet }
         }
-        let table = StreamingTable(header: ["DEAD LETTER", "AGE", "ORIGINAL", "TYPE", "KIND", "PATH"], out: out, style: style)
+        let table = StreamingTable(header: ["DEAD LETTER", "AGE", "ORIGINAL", "TYPE", "KIND", "REDRIVES", "PATH"], out: out, style: style)
         var shown = 0
         options.afterBatch = { [follow] in if follow { table.flush() } }
         let summary = try await source.read(options) { d in
@@ -388,21 +453,24 @@ struct DLQCommand: Command {
                 out.line(Self.basics(d).bytes)
                 if follow { out.flush() }
             } else {
-                table.add([Self.dlqPosition(d), relativeAge(d.failedAt), d.originalLocation, d.type ?? "-", d.kind, Self.dash(d.path)])
+                table.add([
+                    Self.dlqPosition(d), relativeAge(d.failedAt), d.originalLocation, d.type ?? "-", d.kind, Self.redrives(d), Self.dash(d.path),
+                ])
             }
             return true
         }
         table.flush()
         try beforeSummary()
-        if !json { out.line("\(shown) of \(summary.read) dead letter(s)") }
+        if !json { out.line("\(shown) of \(summary.read) dead letter(s)" + (summary.cutShort == nil ? "" : " (INCOMPLETE: the read was cut short)")) }
         if let termination, termination.isSet { printError("dlq list: stopped following after \(summary.read) dead letter(s)") }
-        return .success
+        return try Self.incomplete(summary, out: out) ?? .success
     }
 
     // MARK: show
 
     func show(
-        _ source: DeadLetterSource, options: DeadLetterSource.ReadOptions, out: Output, style: Style, observe: (DeadLetter) -> Void
+        _ source: DeadLetterSource, options: DeadLetterSource.ReadOptions, out: Output, style: Style, observe: (DeadLetter) -> Void,
+        config: WorkerConfiguration?
     ) async throws -> ExitCode {
         guard let target else { return .usage }
         var matches: [DeadLetter] = []
@@ -417,13 +485,44 @@ struct DLQCommand: Command {
             return !(targetLocation != nil && !matches.isEmpty)
         }
         let named = targetLocation?.description ?? "offset \(target.partition.map { "\($0):" } ?? "")\(target.offset)"
-        guard let d = matches.first else {
+        // A source location whose record is gone (retention) may still have its dead letter.
+        if matches.isEmpty, summary.cutShort == nil, let location = targetLocation, !Self.isDeadLetterTopic(location.topic, config: config),
+            case .live(let brokers, _, let properties) = source
+        {
+            let dlqTopic = config?.topics[location.topic]?.deadLetterTopic ?? "\(location.topic).dlq"
+            if let letter = try await deadLetter(of: location, in: .live(brokers: brokers, topic: dlqTopic, properties: properties), options: options) {
+                printError("\(named) is a record of \(location.topic) (no longer in it): showing its dead letter, \(Self.dlqPosition(letter))")
+                matches = [letter]
+            }
+        }
+        guard var d = matches.first else {
+            if let cutShort = summary.cutShort {
+                throw CommandError(.unavailable, "could not tell whether there is a dead letter at \(named): the read was cut short: \(cutShort)")
+            }
             // Not found is about the data, not the command line: exit 1, as grep and kubectl do.
-            throw CommandError(.findings, "no dead letter at \(named) (\(summary.read) read)")
+            var held = ""
+            if let location = targetLocation, let marks = summary.watermarks[location.partition] {
+                held = marks.low < marks.high
+                    ? ": \(location.topic)/\(location.partition) holds offsets \(marks.low)…\(marks.high - 1)"
+                    : ": \(location.topic)/\(location.partition) is empty"
+            }
+            throw CommandError(.findings, "no dead letter at \(named) (\(summary.read) read)\(held)")
         }
         guard matches.count == 1 else {
-            let choices = matches.map { Self.dlqPosition($0) }.joined(separator: " or ")
+            let choices = matches.sorted { $0.partition < $1.partition }.map { Self.dlqPosition($0) }.joined(separator: " or ")
             throw CommandError.usage("offset \(target.offset) is in several partitions: name one, \(choices)")
+        }
+        // The location /status, the logs and the alerts give is the source record's (payments/0@3): show its
+        // dead letter, else what this build makes of the record, never a made-up dead letter.
+        if d.origin == .none, let topic = d.topic, case .live(let brokers, _, let properties) = source {
+            let dlqTopic = config?.topics[topic]?.deadLetterTopic ?? "\(topic).dlq"
+            let location = RecordLocation(topic: topic, partition: d.partition, offset: d.offset)
+            if let letter = try await deadLetter(of: location, in: .live(brokers: brokers, topic: dlqTopic, properties: properties), options: options) {
+                printError("\(named) is a record of \(topic): showing its dead letter, \(Self.dlqPosition(letter))")
+                d = letter
+            } else {
+                return showSourceRecord(d, deadLetterTopic: dlqTopic, config: config, out: out, style: style)
+            }
         }
         let printer = PayloadPrinter(reveal: reveal)
         let rendered = d.value.map { printer.render($0) }
@@ -450,12 +549,12 @@ struct DLQCommand: Command {
             out.line(o.bytes)
             return .success
         }
-        out.line(style.bold("Dead letter \(Self.dlqPosition(d))") + "  (\(d.origin.rawValue) headers)")
+        out.line(style.bold("Dead letter \(Self.dlqPosition(d))") + "  (" + (d.origin == .none ? "no dead-letter headers" : "\(d.origin.rawValue) headers") + ")")
         var facts = Table(header: ["", ""])
         facts.rows.append(["Diagnosis", d.diagnosis])
         facts.rows.append(["Original", d.originalLocation + (d.originalTimestampMilliseconds.map { "  written " + Timestamp(Date(timeIntervalSince1970: Double($0) / 1000)).text } ?? "")])
         facts.rows.append(["Failed", (d.failedAt.map { Timestamp($0).text + " (" + relativeAge($0) + ")" } ?? "-") + (d.consumerGroup.map { "  group " + $0 } ?? "")])
-        facts.rows.append(["Redrives", String(d.redriveCount)])
+        facts.rows.append(["Redrives", String(d.redriveCount) + (d.redriveOf.map { "  (redriven from \($0))" } ?? "")])
         facts.rows.append(["Key", d.key.map { reveal ? String(decoding: $0, as: UTF8.self) : "*** (\($0.count) bytes)" } ?? "(none)"])
         out.line(facts.render().split(separator: "\n").dropFirst().joined(separator: "\n"))
         out.line()
@@ -476,6 +575,93 @@ struct DLQCommand: Command {
             } else {
                 out.line("  " + line.text)
             }
+        }
+        if let problem = rendered.problem { out.line(style.marker("  … \(problem)")) }
+        return .success
+    }
+
+    /// Whether `topic` is a dead-letter topic (named `….dlq`, or a DLQ of the config): no DLQ of it is looked for.
+    static func isDeadLetterTopic(_ topic: String, config: WorkerConfiguration?) -> Bool {
+        topic.hasSuffix(".dlq") || (config?.topics.values.contains { $0.deadLetterTopic == topic } ?? false)
+    }
+
+    /// The newest dead letter of `record` (by its original topic, partition and offset) in `dlq`; nil when there
+    /// is none, or no such topic.
+    func deadLetter(of record: RecordLocation, in dlq: DeadLetterSource, options: DeadLetterSource.ReadOptions) async throws -> DeadLetter? {
+        var options = options
+        options.only = nil
+        options.progress = false
+        var found: DeadLetter?
+        do {
+            try await dlq.read(options) { d in
+                if d.originalTopic == record.topic && d.originalPartition == record.partition && d.originalOffset == record.offset { found = d }
+                return true
+            }
+        } catch let error as CommandError where error.exitCode == .dataError {
+            return nil  // no such DLQ topic
+        }
+        return found
+    }
+
+    /// A source record with no dead letter: what this build makes of it, its headers and its payload.
+    func showSourceRecord(_ d: DeadLetter, deadLetterTopic: String, config: WorkerConfiguration?, out: Output, style: Style) -> ExitCode {
+        let location = Self.dlqPosition(d)
+        var checker = RedriveChecker(config: config)
+        let (failure, unchecked) = checker.check(d, topic: d.topic ?? "")
+        let verdict: String =
+            if let failure {
+                "\(Self.failureText(failure))" + (failure.type.map { " in \($0)" } ?? "") + ": \(failure.message)"
+            } else if let unchecked {
+                unchecked
+            } else if d.value == nil {
+                "a tombstone (skipped, not a failure)"
+            } else {
+                "decodes"
+            }
+        let printer = PayloadPrinter(reveal: reveal)
+        let rendered = d.value.map { printer.render($0) }
+        let highlight = rendered.flatMap { r in failure.flatMap { PayloadPrinter.highlightIndex(r.lines, failurePath: $0.path) } }
+        if json {
+            var o = JSONObject()
+            o.set("location", location)
+            o.set("deadLetter", nil as String?)
+            o.set("deadLetterTopic", deadLetterTopic)
+            o.set("outcome", failure != nil ? "failed" : unchecked != nil ? "unchecked" : d.value == nil ? "tombstone" : "decoded")
+            o.setIfPresent("kind", failure?.kind.rawValue)
+            o.setIfPresent("path", failure?.path)
+            o.setIfPresent("type", failure?.type)
+            o.setIfPresent("message", failure?.message)
+            o.setIfPresent("timestamp", d.timestampMilliseconds.map { Timestamp(Date(timeIntervalSince1970: Double($0) / 1000)).text })
+            o.set("redacted", !reveal)
+            if let rendered {
+                o.set("payload", rendered.lines.map(\.text).joined(separator: "\n"))
+                o.setIfPresent("highlightLine", highlight.map { $0 + 1 })
+            } else {
+                o.set("payload", nil as String?)
+            }
+            out.line(o.bytes)
+            return .success
+        }
+        out.line(style.bold("Record \(location)") + "  (a source record: no dead letter of it in \(deadLetterTopic))")
+        var facts = Table(header: ["", ""])
+        facts.rows.append(["This build", verdict])
+        facts.rows.append(["Written", d.timestampMilliseconds.map { Timestamp(Date(timeIntervalSince1970: Double($0) / 1000)).text } ?? "-"])
+        facts.rows.append(["Key", d.key.map { reveal ? String(decoding: $0, as: UTF8.self) : "*** (\($0.count) bytes)" } ?? "(none)"])
+        out.line(facts.render().split(separator: "\n").dropFirst().joined(separator: "\n"))
+        out.line()
+        out.line(style.bold("Headers"))
+        var headers = Table(header: ["NAME", "VALUE"])
+        for h in d.headers { headers.rows.append([h.name, h.value.map(Self.headerText) ?? "(null)"]) }
+        out.line(d.headers.isEmpty ? "  (none)" : headers.render())
+        out.line()
+        out.line(style.bold("Payload") + (reveal ? "" : " (values redacted; --reveal to show them)"))
+        guard let rendered else {
+            out.line("  (null: a tombstone)")
+            return .success
+        }
+        let marker = failure.map { "◀ " + Self.failureText($0) } ?? ""
+        for (i, line) in rendered.lines.enumerated() {
+            out.line(i == highlight ? style.highlight("  " + line.text) + "   " + style.marker(marker) : "  " + line.text)
         }
         if let problem = rendered.problem { out.line(style.marker("  … \(problem)")) }
         return .success
@@ -510,6 +696,10 @@ struct DLQCommand: Command {
         var newest: Date?
         /// The DLQ topic of the first dead letter (a dump names it).
         var topic: String?
+        /// Why the read ended before its end, when it did.
+        var cutShort: String?
+        /// Records of the topic that expired before the read (its log starts after offset 0).
+        var expired: Int64 = 0
 
         mutating func add(_ d: DeadLetter) {
             count += 1
@@ -544,6 +734,9 @@ struct DLQCommand: Command {
         if json {
             var o = JSONObject()
             o.setIfPresent("topic", topic)
+            o.set("complete", stats.cutShort == nil)
+            o.set("expired", stats.expired)
+            o.setIfPresent("incomplete", stats.cutShort)
             o.set("records", stats.count)
             o.setIfPresent("oldest", stats.oldest.map { Timestamp($0).text })
             o.setIfPresent("newest", stats.newest.map { Timestamp($0).text })
@@ -577,6 +770,8 @@ struct DLQCommand: Command {
             headline += " (oldest \(relativeAge(oldest)), newest \(relativeAge(newest)))"
         }
         out.line(headline)
+        if stats.cutShort != nil { out.line("INCOMPLETE: the read was cut short; these counts are partial") }
+        if stats.expired > 0 { out.line("\(stats.expired) earlier record(s) expired before this read (retention): these counts cover what is left") }
         guard stats.count > 0 else { return }
         out.line()
         out.line(style.bold("What broke"))
@@ -599,88 +794,6 @@ struct DLQCommand: Command {
             for (key, count) in ranked(counts) { t.rows.append([String(count), key]) }
             out.line(style.header(t.render()))
         }
-    }
-
-    // MARK: redrive
-
-    func redrive(_ letters: [DeadLetter], out: Output, style: Style, brokers: String?, properties: [String: String]) async throws -> ExitCode {
-        var publisher: Publisher?
-        var partitionCounts: [String: Int] = [:]
-        if execute || brokers != nil {
-            guard let brokers else {
-                throw CommandError.usage("dlq redrive --execute needs --brokers (or --config) to send to")
-            }
-            if execute {
-                publisher = try await Publisher.connect(
-                    brokers: brokers, properties: properties, clientID: "switchyard-redrive", rate: rate, connectTimeout: connectTimeout)
-                partitionCounts = publisher!.partitionCounts
-            }
-        }
-        let multi = Set(letters.map(\.partition)).count > 1
-        var table = Table(header: ["DEAD LETTER", "TO", "REDRIVES", "TYPE", "KIND", "PATH", "ACTION"])
-        var sent = 0
-        var refused = 0
-        var lastOffset: Int64?
-        do {
-            for d in letters {
-                var o = Self.basics(d)
-                let position = Self.dlqPosition(d, multiPartition: multi)
-                var action: String
-                var to = "-"
-                if d.redriveCount >= maxRedrives {
-                    action = "refused: redriven \(d.redriveCount) time(s), limit \(maxRedrives)"
-                    refused += 1
-                    o.set("action", "refused")
-                    o.set("reason", "redrive limit reached")
-                } else if let record = d.redriveRecord(partitionCounts: partitionCounts) {
-                    to = record.topic + (record.partition.map { "/\($0)" } ?? "")
-                    o.set("to", record.topic)
-                    o.setIfPresent("toPartition", record.partition)
-                    o.set("newRedriveCount", d.redriveCount + 1)
-                    if let publisher {
-                        try await publisher.send(record)
-                        action = "sent"
-                        o.set("action", "sent")
-                    } else {
-                        action = "would send"
-                        o.set("action", "redrive")
-                    }
-                    sent += 1
-                    lastOffset = d.offset
-                } else {
-                    action = "refused: no original topic in the headers"
-                    refused += 1
-                    o.set("action", "refused")
-                    o.set("reason", "no original topic")
-                }
-                if json {
-                    out.line(o.bytes)
-                } else {
-                    let counts = to == "-" ? String(d.redriveCount) : "\(d.redriveCount)→\(d.redriveCount + 1)"
-                    table.rows.append([position, to, counts, d.type ?? "-", d.kind, Self.dash(d.path), action])
-                }
-            }
-            try await publisher?.finish()
-        } catch {
-            out.flush()
-            await publisher?.abandon()
-            throw error
-        }
-        if !json {
-            if !letters.isEmpty { out.line(style.header(table.render(indent: ""))) }
-            if execute {
-                out.line("sent \(sent) record(s) to their original topic(s); refused \(refused)")
-                // --from is a DLQ offset of every partition: a hint only where it means "after these".
-                if let lastOffset, !multi { out.line("they stay in the DLQ: next time add --from \(lastOffset + 1) to skip them") }
-                if multi { out.line("they stay in the DLQ: narrow the next redrive with filters (--since, --kind, --type, --path)") }
-            } else {
-                out.line(style.bold("DRY RUN") + ": \(sent) record(s) would be redriven, \(refused) refused. Add --execute to send.")
-            }
-        } else {
-            out.flush()
-            printError(execute ? "redrive: sent \(sent), refused \(refused)" : "redrive (dry run): would send \(sent), refused \(refused)")
-        }
-        return refused > 0 ? .findings : .success
     }
 }
 

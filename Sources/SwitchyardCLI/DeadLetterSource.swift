@@ -33,6 +33,9 @@ enum DeadLetterSource {
         var progress = false
         /// Called after each batch of a live read (a follower flushes what it printed).
         var afterBatch: () -> Void = {}
+        /// Called when a live read opens with each partition whose log no longer starts at offset 0 (its
+        /// earlier records expired: retention), with the partition's first offset.
+        var expired: (_ partition: Int32, _ low: Int64) -> Void = { _, _ in }
     }
 
     /// What a read saw.
@@ -43,8 +46,13 @@ enum DeadLetterSource {
         var expected: Int64?
         /// Whether the read reached the end it was set (false after an idle timeout or an early stop).
         var complete = true
+        /// Set when the read was cut short before its end (no new record for the idle timeout: a broker that
+        /// hangs or went away): what was read is partial, and says so.
+        var cutShort: String?
         /// The DLQ's partition count (live), for how a DLQ offset is printed.
         var partitionCount: Int?
+        /// Each partition's watermarks when a live read opened (the offsets it holds).
+        var watermarks: [Int32: KafkaWatermarks] = [:]
     }
 
     /// Reads dead letters in the order they come (per partition by offset), handing each to `body` and
@@ -54,7 +62,7 @@ enum DeadLetterSource {
     /// not read), or, with `follow`, when `shouldStop` says so; no new record for `idleTimeout` ends it with
     /// what was read and a warning.
     @discardableResult
-    func read(_ options: ReadOptions, _ body: (DeadLetter) throws -> Bool) async throws -> ReadSummary {
+    func read(_ options: ReadOptions, _ body: (DeadLetter) async throws -> Bool) async throws -> ReadSummary {
         switch self {
         case .file(let path):
             var reader = DumpReader(paths: [path], format: .kcat)
@@ -70,7 +78,7 @@ enum DeadLetterSource {
                     if let only = options.only, letter.partition != only.partition || letter.offset != only.offset { continue }
                     summary.read += 1
                     progress.update(summary.read, of: nil)
-                    if try !body(letter) {
+                    if try await !body(letter) {
                         summary.complete = false
                         break
                     }
@@ -96,7 +104,7 @@ enum DeadLetterSource {
     }
 
     private func readLive(
-        brokers: String, topic: String, properties: [String: String], options: ReadOptions, _ body: (DeadLetter) throws -> Bool
+        brokers: String, topic: String, properties: [String: String], options: ReadOptions, _ body: (DeadLetter) async throws -> Bool
     ) async throws -> ReadSummary {
         let kafka = KafkaConfiguration(
             bootstrapServers: brokers.split(separator: ",").map(String.init), clientID: "switchyard-dlq", properties: properties,
@@ -112,10 +120,23 @@ enum DeadLetterSource {
         do {
             reader = try await KafkaTopicReader.open(configuration)
         } catch let error as KafkaError {
-            if error.code == .state { throw CommandError(.dataError, error.reason) }
-            throw CommandError(error)
+            guard error.code == .state else { throw CommandError(error) }
+            // A misspelt topic: name the nearest one the brokers have.
+            guard error.reason.hasSuffix("does not exist on \(brokers)") else { throw CommandError(.dataError, error.reason) }
+            let names: [String]
+            do {
+                names = try await KafkaCluster.metadata(kafka: kafka, timeout: options.connectTimeout).topics.map(\.name)
+            } catch let listing as KafkaError {
+                // The topic list is only for a suggestion: without it, the missing topic is still the error.
+                throw CommandError(.dataError, "\(error.reason) (the brokers' topics could not be listed: \(listing.reason))")
+            }
+            throw CommandError(.dataError, error.reason + didYouMean(topic, among: names.filter { !$0.hasPrefix("__") }.sorted()))
+        }
+        if options.only == nil {
+            for range in reader.ranges where range.watermarks.low > 0 { options.expired(range.partition.partition, range.watermarks.low) }
         }
         var summary = ReadSummary(partitionCount: reader.ranges.count)
+        for range in reader.ranges { summary.watermarks[range.partition.partition] = range.watermarks }
         if !options.follow { summary.expected = reader.ranges.reduce(0) { $0 + ($1.count ?? 0) } }
         let progress = ProgressLine(enabled: options.progress, noun: "dead letters from \(topic)")
         defer { progress.finish() }
@@ -125,7 +146,7 @@ enum DeadLetterSource {
                 let batch = try await reader.next(timeout: options.follow ? .milliseconds(250) : options.idleTimeout)
                 for record in batch.records {
                     summary.read += 1
-                    if try !body(DeadLetter(record)) {
+                    if try await !body(DeadLetter(record)) {
                         summary.complete = false
                         break reading
                     }
@@ -135,10 +156,10 @@ enum DeadLetterSource {
                 if batch.isFinished { break }
                 if batch.records.isEmpty && !options.follow {
                     summary.complete = false
+                    summary.cutShort =
+                        "read \(summary.read) of \(summary.expected ?? 0) offsets of \(topic): no new record for \(options.idleTimeout) before its end "
+                        + "(a broker that stopped answering?); --timeout S waits longer"
                     progress.finish()
-                    printError(
-                        "warning: no new record in \(topic) for \(options.idleTimeout) before its end: read \(summary.read) of "
-                            + "\(summary.expected ?? 0) offsets (transaction markers or deleted records?); --timeout S waits longer")
                     break
                 }
             }

@@ -29,6 +29,7 @@ struct DemoCommand: Command {
         examples: [Example("switchyard demo --exit --metrics-port 0", "The whole flow, then stop.")],
         exitCodes: [
             (.success, "done"), (.usage, "usage"), (.dataError, "a --records file cannot be read"), (.unavailable, "the embedded broker failed"),
+            (.config, "the --metrics-port given is in use (checked before anything is produced)"),
         ])
 
     var metricsPort: Int
@@ -125,6 +126,10 @@ struct DemoCommand: Command {
     }
 
     func run() async throws -> ExitCode {
+        // A port asked for must be free before anything is produced: the demo does not end half-way.
+        if metricsPortGiven && metricsPort != 0, let problem = tcpPortProblem(host: "127.0.0.1", port: metricsPort) {
+            throw CommandError(.config, "--metrics-port \(metricsPort) cannot be used (\(problem)): pick another, or 0 for any free port")
+        }
         let plan = try plan()
         var topics: [String: Int] = ["switchyard.control": 1]
         for topic in plan {
@@ -222,7 +227,9 @@ struct DemoCommand: Command {
             if let d = halted.value.deadLetter {
                 out.line("  switchyard dlq show -b \(broker.bootstrapServers) \(RecordLocation(topic: d.topic, partition: d.partition, offset: d.offset))")
             }
-            out.line("  switchyard release -b \(broker.bootstrapServers) --group switchyard-demo \(location) --reason \"demo: record inspected\"")
+            // The audit record names who released: $USER, or "demo" where it is not set (a container).
+            out.line(
+                "  switchyard release -b \(broker.bootstrapServers) --group switchyard-demo \(location) --operator \"${USER:-demo}\" --reason \"demo: record inspected\"")
         }
         out.flush()
         if stay {

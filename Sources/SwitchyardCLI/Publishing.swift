@@ -23,6 +23,9 @@ final class Publisher {
     private(set) var acknowledged = 0
     /// Partition counts of the target topics (to keep a record's partition when the target has it).
     private(set) var partitionCounts: [String: Int] = [:]
+    /// Called with each acknowledgement, in the order the records were sent (what `dlq redrive` prints and
+    /// journals).
+    var onAcknowledged: (KafkaDeliveryReport) -> Void = { _ in }
 
     private init(producer: KafkaProducer, rate: Double?, window: Int) {
         self.producer = producer
@@ -89,8 +92,9 @@ final class Publisher {
             head = 0
         }
         do {
-            _ = try await task.value
+            let report = try await task.value
             acknowledged += 1
+            onAcknowledged(report)
         } catch let error as KafkaError {
             throw CommandError(.unavailable, "delivery failed after \(acknowledged) acknowledged record(s): \(error.reason)")
         }

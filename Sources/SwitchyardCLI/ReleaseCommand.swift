@@ -20,7 +20,8 @@ struct ReleaseCommand: Command {
             Refused (exit 1, saying what was found): a topic that is not in the config (--config), a lenient
             topic (it never halts), a topic or partition the brokers do not have, and a partition that is not
             halted at that offset. The halt is read from the worker's /status (--status), or else from the
-            dead-letter topic: the partition's newest dead letter must be the record at that offset. A release
+            group's committed offset (not past that offset) and the dead-letter topic (the partition's newest
+            dead letter must be the record at that offset). A release
             names the record (its offset and timestamp), and the worker applies it to that record only.
 
             With a shared secret (controlTopic.secret in the config, or --secret-file), the release is signed
@@ -33,13 +34,13 @@ struct ReleaseCommand: Command {
             """,
         options: [
             OptionSpec("--config", short: "-c", .file("FILE"), help: "Take brokers, group, Kafka settings, the topics, the DLQ and the control topic from the worker's config."),
-            OptionSpec("--brokers", short: "-b", .text("LIST"), help: "Bootstrap servers (without --config)."),
+            OptionSpec("--brokers", short: "-b", .text("LIST"), help: "Bootstrap servers (without --config). Default: $SWITCHYARD_BROKERS."),
             OptionSpec("--group", .text("GROUP"), help: "The worker's consumer group (without --config)."),
             OptionSpec("--topic", short: "-t", .text("TOPIC"), help: "The halted topic (required)."),
             OptionSpec("--partition", .integer("P", minimum: 0), help: "The halted partition (required)."),
             OptionSpec("--offset", .integer("O", minimum: 0), help: "The halted record's offset (required; see /status or switchyard dlq list)."),
             OptionSpec("--reason", .text("TEXT"), help: "Why it is safe to skip (required; kept in the audit trail)."),
-            OptionSpec("--operator", .text("NAME"), help: "Who releases. Default: $USER."),
+            OptionSpec("--operator", .text("NAME"), help: "Who releases (kept in the audit record). Default: $SWITCHYARD_OPERATOR, else $USER, else $LOGNAME; none is a usage error."),
             OptionSpec("--status", .text("URL"), help: "The worker's /status (e.g. http://pod:9464/status): check the halt there."),
             OptionSpec("--dead-letter-topic", .text("NAME"), help: "Check the halt in this DLQ. Default: the config's, else TOPIC.dlq."),
             OptionSpec("--force", help: "Do not check the halt (see above)."),
@@ -86,7 +87,7 @@ struct ReleaseCommand: Command {
 
     init(_ arguments: ParsedArguments) throws {
         configPath = arguments.option("--config")
-        brokers = arguments.option("--brokers")
+        brokers = arguments.option("--brokers") ?? (arguments.option("--config") == nil ? environmentBrokers() : nil)
         group = arguments.option("--group")
         if let text = arguments.positionals.first {
             guard let location = RecordLocation(text) else {
@@ -109,7 +110,13 @@ struct ReleaseCommand: Command {
         }
         guard let reason = arguments.option("--reason") else { throw CommandError.usage("--reason is required") }
         self.reason = reason
-        operatorName = arguments.option("--operator") ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown"
+        let environment = ProcessInfo.processInfo.environment
+        let named = [arguments.option("--operator"), environment["SWITCHYARD_OPERATOR"], environment["USER"], environment["LOGNAME"]]
+        guard let who = named.compactMap({ $0?.trimmingCharacters(in: .whitespaces) }).first(where: { !$0.isEmpty }) else {
+            // The audit trail must say who: never a silent "unknown" (a container often has no $USER).
+            throw CommandError.usage("name who releases: --operator NAME (or SWITCHYARD_OPERATOR); $USER is not set")
+        }
+        operatorName = who
         controlTopic = arguments.option("--control-topic")
         statusURL = arguments.option("--status")
         deadLetterTopic = arguments.option("--dead-letter-topic")
@@ -158,6 +165,12 @@ struct ReleaseCommand: Command {
             } catch {
                 throw CommandError(.config, "\(configPath): \(error)")
             }
+            if topic.hasSuffix(".dlq") || config.topics.values.contains(where: { $0.deadLetterTopic == topic }) {
+                var dlqKafka = kafka
+                dlqKafka.bootstrapServers = (brokers ?? config.brokers).split(separator: ",").map(String.init)
+                dlqKafka.properties = config.kafka
+                try await refuseDeadLetterLocation(kafka: dlqKafka)
+            }
             // A topic the worker does not consume, or one that never halts, has nothing to release.
             guard let topicConfig = config.topics[topic] else {
                 throw CommandError(
@@ -177,6 +190,7 @@ struct ReleaseCommand: Command {
         }
         if let brokers { kafka.bootstrapServers = brokers.split(separator: ",").map(String.init) }
         let group = groupName!
+        if configPath == nil && topic.hasSuffix(".dlq") { try await refuseDeadLetterLocation(kafka: kafka) }
         let producer: KafkaProducer
         do {
             producer = try KafkaProducer.make(configuration: KafkaProducerConfiguration(kafka: kafka), logger: NoOpKafkaLogger())
@@ -193,6 +207,7 @@ struct ReleaseCommand: Command {
                 if let statusURL {
                     halt = try await checkStatus(statusURL, group: group)
                 } else {
+                    try await checkCommitted(group: group, kafka: kafka)
                     halt = try await checkDeadLetters(deadLetterTopic ?? "\(topic).dlq", group: group, kafka: kafka)
                 }
             }
@@ -220,6 +235,24 @@ struct ReleaseCommand: Command {
         }
     }
 
+    /// A dead letter's location (`payments.dlq/0@0`, what `dlq list` prints) is not a halted record: names the
+    /// record it is the dead letter of, to release that instead.
+    func refuseDeadLetterLocation(kafka: KafkaConfiguration) async throws {
+        let location = RecordLocation(topic: topic, partition: Int32(partition), offset: Int64(offset))
+        var options = DeadLetterSource.ReadOptions(connectTimeout: connectTimeout)
+        options.only = (Int32(partition), Int64(offset))
+        var letter: DeadLetter?
+        try await DeadLetterSource.live(brokers: kafka.bootstrapServers.joined(separator: ","), topic: topic, properties: kafka.properties)
+            .read(options) { d in
+                letter = d
+                return false
+            }
+        guard let letter, let original = letter.originalTopic, let p = letter.originalPartition, let o = letter.originalOffset else { return }
+        let source = RecordLocation(topic: original, partition: p, offset: o)
+        throw CommandError.usage(
+            "\(location) is a dead letter, not a halted record: it is the dead letter of \(source); release that (did you mean '\(source)'?)")
+    }
+
     /// The topic and partition must exist on the brokers.
     func checkPartition(_ metadata: KafkaClusterMetadata) throws {
         let names = metadata.topics.map(\.name).filter { !$0.hasPrefix("__") }.sorted()
@@ -236,17 +269,33 @@ struct ReleaseCommand: Command {
         guard URL(string: url)?.scheme == "http" else {
             throw CommandError.usage("--status needs an http:// URL (a worker's /status is plain HTTP), got '\(url)'")
         }
+        // A worker serves its status at /status on its metrics port: a URL elsewhere is the likely mistake.
+        let statusURL: String = {
+            guard var components = URLComponents(string: url) else { return url }
+            components.path = "/status"
+            components.query = nil
+            return components.string ?? url
+        }()
+        let hint = statusURL == url ? "is it a worker's metrics address?" : "a worker's status is at \(statusURL)"
+        let response: HTTPClient.Response
+        do {
+            response = try HTTPClient.get(url, timeout: .seconds(10))
+        } catch {
+            throw CommandError(.dataError, "cannot read \(url): \(error.description) (\(hint))")
+        }
+        guard response.status == 200 else {
+            throw CommandError(.dataError, "\(url) answered HTTP \(response.status), not a status document (\(hint))")
+        }
         let document: [String: Any]
         do {
-            let response = try HTTPClient.get(url, timeout: .seconds(10))
-            guard response.status == 200,
-                let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
-            else { throw CommandError(.dataError, "\(url) did not answer with a status document") }
+            guard let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else {
+                throw CommandError(.dataError, "\(url) answered JSON that is not a status document (\(hint))")
+            }
             document = object
         } catch let error as CommandError {
             throw error
         } catch {
-            throw CommandError(.dataError, "cannot read \(url): \(error) (--force skips the check)")
+            throw CommandError(.dataError, "\(url) answered something that is not JSON, not a status document (\(hint))")
         }
         if let other = document["group"] as? String, other != group {
             throw CommandError(.findings, "refused: \(url) is a worker of group \(other), not \(group)")
@@ -273,6 +322,19 @@ struct ReleaseCommand: Command {
             result.deadLetter = DeadLetterCoordinates(topic: t, partition: p.int32Value, offset: o.int64Value)
         }
         return result
+    }
+
+    /// A halted partition's committed offset is at most the halted record's (its offset is never stored): a
+    /// group committed past `offset` has moved past it (released already, or a build that decodes it ran).
+    func checkCommitted(group: String, kafka: KafkaConfiguration) async throws {
+        let tp = KafkaTopicPartition(topic: topic, partition: Int32(partition))
+        let committed = try await KafkaConsumer.committedOffsets(group: group, partitions: [tp], kafka: kafka, timeout: connectTimeout)
+        if let next = committed[tp], next > Int64(offset) {
+            throw CommandError(
+                .findings,
+                "refused: group \(group) has committed \(topic)/\(partition) up to @\(next) (the next record it reads), past @\(offset): "
+                    + "it is not halted there (released already, or a build that decodes it ran); nothing to release")
+        }
     }
 
     /// Reads the dead-letter topic: the partition's newest dead letter (for this group) must be the record

@@ -55,7 +55,7 @@ struct ReplayCommand: Command {
                 OptionSpec("--max-record-bytes", .integer("N", minimum: 1), help: "Largest record value decoded (larger ones fail as in the worker). Default: the config's maxRecordBytes, else the worker's default 1048576."),
                 OptionSpec("--republish", help: "Produce what --emit prints (same key, headers plus switchyard.republished.from) to the topic's republishTo (--config) or to --to; order is kept."),
                 OptionSpec("--dry-run", help: "With --republish: connect to nothing, say what would be sent and what a strict failure holds back."),
-                OptionSpec("--brokers", short: "-b", .text("LIST"), help: "Bootstrap servers for --republish. Default: the config's brokers."),
+                OptionSpec("--brokers", short: "-b", .text("LIST"), help: "Bootstrap servers for --republish. Default: the config's brokers, else $SWITCHYARD_BROKERS (for --republish or a live position)."),
                 OptionSpec("--to", .text("TOPIC"), help: "Republish every record to TOPIC."),
                 OptionSpec("--rate", .text("N[/s]"), help: "At most N records per second. Default: no limit."),
                 OptionSpec("--connect-timeout", .number("S"), help: "Seconds to reach the brokers before giving up (exit 69; a refused or unresolvable address fails at once, with its cause). Default: 10."),
@@ -63,7 +63,7 @@ struct ReplayCommand: Command {
                 OptionSpec("--from-offset", .integer("N", minimum: 0), help: "Live: start at offset N in each partition read."),
                 OptionSpec("--until", .text("WHEN|N"), help: "Live: stop before the first record written at or after WHEN, or after offset N (included); never past the end when the replay started."),
                 OptionSpec("--partition", .integer("N", minimum: 0), repeatable: true, help: "Live: read only partition N (repeatable). Default: every partition."),
-                OptionSpec("--timeout", .number("S"), help: "Live: no new record for S seconds ends the read with what was read (a warning). Default: 10."),
+                OptionSpec("--timeout", .number("S"), help: "Live: no new record for S seconds ends the read before its end: the summary is marked INCOMPLETE, exit 69. Default: 10."),
             ],
             positionals: [PositionalSpec("FILE", optional: true, repeatable: true, isFile: true, help: "kcat -J or NDJSON dumps, gzip allowed; '-' is standard input.")],
             examples: [
@@ -80,7 +80,7 @@ struct ReplayCommand: Command {
                 (.findings, "a strict topic had failures, a round trip was lossy, or a --fail-on condition"),
                 (.usage, "usage (also: a terminal as standard input without FILE)"),
                 (.dataError, "unreadable input (named with file and line; corrupt or truncated gzip too), or a live topic or partition that does not exist"),
-                (.unavailable, "the brokers could not be reached (a live read, --republish) or a delivery failed"),
+                (.unavailable, "the brokers could not be reached (a live read, --republish), a delivery failed, or a live read was cut short (incomplete)"),
                 (.config, "bad --config"),
             ])
     }
@@ -147,7 +147,7 @@ struct ReplayCommand: Command {
         maxRecordBytes = arguments.integer("--max-record-bytes")
         if let text = arguments.option("--since") {
             guard let date = DeadLetterFilter.parseSince(text) else {
-                throw CommandError.usage("--since needs a duration (90s, 15m, 2h, 7d) or an RFC 3339 time, not '\(text)'")
+                throw sinceUsage("--since", text)
             }
             since = date
         }
@@ -165,6 +165,10 @@ struct ReplayCommand: Command {
         idleTimeout = arguments.number("--timeout").map { .milliseconds(Int64($0 * 1000)) } ?? .seconds(10)
         idleTimeoutGiven = arguments.given("--timeout")
         files = arguments.positionals
+        // SWITCHYARD_BROKERS stands for -b where brokers are certainly meant: a republish that sends, or a
+        // position in a live topic (never instead of reading a dump).
+        let position = since != nil || fromOffset != nil || until != nil || !partitions.isEmpty
+        if brokers == nil && configPath == nil && ((republish && !dryRun) || position) { brokers = environmentBrokers() }
     }
 
     /// Whether the records come from a live topic: a position was given, or brokers without files (and
@@ -280,12 +284,25 @@ struct ReplayCommand: Command {
         if let since { configuration.start = .timestamp(milliseconds: Int64(since.timeIntervalSince1970 * 1000)) }
         if let fromOffset { configuration.start = .offset(fromOffset) }
         if let until { configuration.end = until }
+        let reader: KafkaTopicReader
         do {
-            return try await KafkaTopicReader.open(configuration)
+            reader = try await KafkaTopicReader.open(configuration)
         } catch let error as KafkaError {
             if error.code == .state { throw CommandError(.dataError, error.reason) }
             throw CommandError(error)
         }
+        // A start past the end reads nothing: say so, rather than "no records".
+        if let fromOffset {
+            for range in reader.ranges where fromOffset >= range.watermarks.high {
+                let p = range.partition
+                printError(
+                    "warning: --from-offset \(fromOffset) is past the end of \(p.topic)/\(p.partition) "
+                        + (range.watermarks.high > range.watermarks.low
+                            ? "(it holds offsets \(range.watermarks.low)…\(range.watermarks.high - 1)): nothing to read there"
+                            : "(it is empty): nothing to read there"))
+            }
+        }
+        return reader
     }
 
     /// What republishing sends for a decoded or unknown record (`--emit` prints it): an unknown event's or a
@@ -394,6 +411,8 @@ struct ReplayCommand: Command {
             }
         }
 
+        // Why a live read ended before its end, when it did: the result is partial, and says so.
+        var cutShort: String?
         if let live {
             let expected = live.ranges.reduce(Int64(0)) { $0 + ($1.count ?? 0) }
             var index = 0
@@ -413,9 +432,9 @@ struct ReplayCommand: Command {
                 if batch.isFinished { break }
                 if batch.records.isEmpty {
                     progress.finish()
-                    printError(
-                        "warning: no new record in \(topic ?? "the topic") for \(idleTimeout) before its end: replayed \(index) of "
-                            + "\(expected) offsets (transaction markers or deleted records?); --timeout S waits longer")
+                    cutShort =
+                        "replayed \(index) of \(expected) offsets of \(topic ?? "the topic"): no new record for \(idleTimeout) before its end "
+                        + "(a broker that stopped answering?); --timeout S waits longer"
                     break
                 }
             }
@@ -435,8 +454,12 @@ struct ReplayCommand: Command {
 
         switch mode {
         case .json:
-            out.line(summary.json().bytes)
+            var o = summary.json()
+            o.set("complete", cutShort == nil)
+            o.setIfPresent("incomplete", cutShort)
+            out.line(o.bytes)
         case .summary:
+            if cutShort != nil { out.line("INCOMPLETE: the read was cut short; these counts are partial") }
             out.write(Self.human(summary, lossy: lossyExamples, roundTrip: roundTrip))
         case .records, .emit:
             break
@@ -462,6 +485,11 @@ struct ReplayCommand: Command {
         if failOn.contains(.failed) && summary.failed > 0 { failed.append("\(summary.failed) failed record(s)") }
         if failOn.contains(.lossy) && summary.lossy > 0 { failed.append("\(summary.lossy) lossy round trip(s)") }
         if failOn.contains(.warnings) && !warnings.isEmpty { failed.append("\(warnings.count) warning(s)") }
+        if let cutShort {
+            // A partial answer is never a success, whatever it found.
+            printError("error: incomplete: \(cutShort)")
+            return .unavailable
+        }
         if !failed.isEmpty {
             let given = failOn.map(\.rawValue).sorted().joined(separator: ",")
             printError("replay: failing (--fail-on \(given)): \(failed.joined(separator: ", "))")
@@ -475,6 +503,16 @@ struct ReplayCommand: Command {
         let input = files.isEmpty || files == ["-"] ? "standard input" : files.joined(separator: ", ")
         guard s.records > 0 else { return ["no records in \(input): nothing was checked"] }
         let values = s.records - s.tombstones
+        // Failures at the root with no tag read: invalid JSON, or a value that is not an object. Most of the
+        // input like that is not a dump at all (a README, a binary file, the wrong file).
+        let notObjects = s.failures.filter { $0.key.path.isEmpty && $0.key.type == nil && ($0.key.kind == .dataCorrupted || $0.key.kind == .typeMismatch) }
+            .reduce(0) { $0 + $1.value.count }
+        if values > 0, notObjects * 2 > values {
+            return [
+                "\(notObjects) of \(values) records (\(notObjects * 100 / values)%) of \(input) are not JSON objects: is \(input) a dump? "
+                    + "(replay reads kcat -J envelopes, or one JSON record per line, pretty-printed records or a JSON array of them)"
+            ]
+        }
         let unknownTags = s.unknownTypes.values.reduce(0, +)
             + s.failures.filter { $0.key.kind == .unknownType }.reduce(0) { $0 + $1.value.count }
         guard values > 0, unknownTags * 2 > values else { return [] }

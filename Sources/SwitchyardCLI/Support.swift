@@ -1,4 +1,5 @@
 import Dispatch
+import Switchyard
 import Foundation
 import Synchronization
 import SwitchyardKafka
@@ -63,3 +64,61 @@ final class TerminationFlag: Sendable {
 
 /// The signal sources live as long as the process: a command installs them once, from its main task.
 nonisolated(unsafe) private var signalSources: [any DispatchSourceSignal] = []
+
+/// An error from a file operation in plain words (`no such file`, `permission denied`), not Foundation's
+/// `Error Domain=… Code=…` text.
+func plainReason(_ error: any Error) -> String {
+    if let error = error as? CommandError { return error.message }
+    return FileErrorText.plain(error)
+}
+
+/// The usage error of a `--since` value that is neither a duration nor an RFC 3339 time, saying what is
+/// missing when it is a date or time without its time zone (which would otherwise be guessed).
+func sinceUsage(_ option: String, _ text: String) -> CommandError {
+    if text.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil {
+        return CommandError.usage("\(option) \(text) has no time and no time zone: add them, like \(text)T00:00:00Z (UTC) or \(text)T00:00:00+01:00")
+    }
+    if text.wholeMatch(of: /\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?/) != nil {
+        let t = text.replacingOccurrences(of: " ", with: "T")
+        let full = t.count == 16 ? t + ":00" : t
+        return CommandError.usage("\(option) \(text) has no time zone: add Z for UTC or an offset, like \(full)Z or \(full)+01:00")
+    }
+    return CommandError.usage("\(option) needs a duration (90s, 15m, 2h, 7d) or an RFC 3339 time, not '\(text)'")
+}
+
+/// Why `host:port` cannot be listened on (in use, not permitted), or nil when a listener could bind it now.
+func tcpPortProblem(host: String, port: Int) -> String? {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return String(cString: strerror(errno)).lowercased() }
+    defer { close(fd) }
+    // As a server binds (SO_REUSEADDR): a port left in TIME_WAIT by an earlier run is free for it.
+    var one: Int32 = 1
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { return "not an IPv4 address: \(host)" }
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    return bound == 0 ? nil : String(cString: strerror(errno)).lowercased()
+}
+
+/// Fails at once, with its cause (exit 69), when the worker's brokers refuse or do not resolve, as the other
+/// subcommands do, rather than after the worker's connect timeout (`consume`).
+func checkBrokersAnswer(_ configuration: WorkerConfiguration) async throws {
+    let kafka = KafkaConfiguration(
+        bootstrapServers: configuration.brokers.split(separator: ",").map(String.init), clientID: configuration.clientId,
+        properties: configuration.kafka, logLevel: .error)
+    do {
+        _ = try await KafkaCluster.metadata(kafka: kafka, timeout: .seconds(10))
+    } catch let error as KafkaError {
+        throw CommandError(error)
+    }
+}
+
+/// `SWITCHYARD_BROKERS`, the bootstrap servers every subcommand takes when `-b` is not given (as the worker's
+/// config does); nil when unset or empty.
+func environmentBrokers() -> String? {
+    ProcessInfo.processInfo.environment["SWITCHYARD_BROKERS"].flatMap { $0.isEmpty ? nil : $0 }
+}

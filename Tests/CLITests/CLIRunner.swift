@@ -16,10 +16,12 @@ enum CLI {
     }
 
     /// Runs `switchyard ARGS` with `stdin` as standard input; fails the test after `timeout` seconds.
-    static func run(_ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 60) throws -> Result {
+    /// `environment` replaces the inherited one when given.
+    static func run(_ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 60, environment: [String: String]? = nil) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        if let environment { process.environment = environment }
         process.currentDirectoryURL = packageRoot
         let out = Pipe()
         let err = Pipe()

@@ -81,7 +81,7 @@ import Testing
         #expect(shown.stdout.contains("typeMismatch at 'tags[1]' in post.created"))
         #expect(shown.stdout.contains("switchyard.redrive.count") && shown.stdout.contains("trace"), "every header")
         #expect(shown.stdout.contains(#""tags": ["#) && shown.stdout.contains(#""***""#))
-        #expect(shown.stdoutLines.contains { $0.contains("◀ typeMismatch at 'tags[1]'") && $0.trimmingCharacters(in: .whitespaces).hasPrefix("0") })
+        #expect(shown.stdoutLines.contains { $0.contains("◀ typeMismatch at 'tags[1]'") && $0.trimmingCharacters(in: .whitespaces).hasPrefix("<number>") })
         let fixture = try String(contentsOf: ReplayCommandTests.fixtures.appendingPathComponent("fail-tags-element-not-string.json"), encoding: .utf8)
         let postId = try #require(fixture.firstMatch(of: /"postId"\s*:\s*"([^"]+)"/)?.1)
         #expect(!shown.stdout.contains(postId), "values are redacted")
@@ -125,13 +125,16 @@ import Testing
         let dump = try Self.dump()
         defer { try? FileManager.default.removeItem(at: dump) }
         let dry = try CLI.run(["dlq", "redrive", "--file", dump.path])
-        #expect(dry.exitCode == 1, "offset 1 is at the default limit of 3: refused → 1")
-        #expect(dry.stdout.contains("DRY RUN") && dry.stdout.contains("3 record(s) would be redriven, 1 refused"))
-        #expect(dry.stdoutLines.contains { $0.hasPrefix("feeds.dlq/0@1 ") && $0.contains("refused") })
-        let clean = try CLI.run(["dlq", "redrive", "--file", dump.path, "--kind", "keyNotFound", "--json"])
-        #expect(clean.exitCode == 0)
-        let line = try ReplayCommandTests.object(clean.stdout)
+        #expect(dry.exitCode == 1, "offset 1 is at the default limit of 3, offset 0 still fails: refused → 1")
+        #expect(dry.stdout.contains("DRY RUN") && dry.stdout.contains("2 record(s) would be redriven, 2 refused"), "\(dry.stdout)")
+        #expect(dry.stdoutLines.contains { $0.hasPrefix("feeds.dlq/0@1 ") && $0.contains("refused: redriven 3 time(s), limit 3") })
+        #expect(dry.stdoutLines.contains { $0.hasPrefix("feeds.dlq/0@0 ") && $0.contains("refused: would fail again: keyNotFound at 'userId'") })
+        #expect(dry.stdoutLines.contains { $0.hasPrefix("feeds.dlq/0@2 ") && $0.contains("would send (not checked: this binary has no catalog for orders)") })
+        let forced = try CLI.run(["dlq", "redrive", "--file", dump.path, "--kind", "keyNotFound", "--json", "--force"])
+        #expect(forced.exitCode == 0)
+        let line = try ReplayCommandTests.object(forced.stdout)
         #expect(line["action"] as? String == "redrive" && line["to"] as? String == "feeds" && line["newRedriveCount"] as? Int == 1)
+        #expect(line["forced"] as? Bool == true && line["wouldFail"] as? String == "keyNotFound at 'userId'")
         let noTarget = try CLI.run(["dlq", "redrive", "--file", dump.path, "--execute"])
         #expect(noTarget.exitCode == 64 && noTarget.stderr.contains("--brokers"))
     }
@@ -153,5 +156,25 @@ import Testing
         let unreachable = try CLI.run(["dlq", "list", "--brokers", "127.0.0.1:1", "--topic", "feeds.dlq", "--connect-timeout", "1"])
         #expect(unreachable.exitCode == 69, "\(unreachable.stderr)")
         #expect(try CLI.run(["dlq", "list", "--config", "/nonexistent.json", "--topic", "feeds.dlq"]).exitCode == 78)
+    }
+}
+
+/// A redacted value never looks like a real one: `"installments": 0` where the record has 1 would be read as data.
+@Suite struct RedactionTests {
+    @Test func aRedactedNumberIsNotANumber() throws {
+        let payload = try String(contentsOf: ReplayCommandTests.fixtures.appendingPathComponent("payment-captured-v2.json"), encoding: .utf8)
+        let url = temporaryFile("payments.dlq.kcat")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data((try DLQCommandTests.envelope(0, payload: payload, headers: [("switchyard.original.topic", "payments"), ("switchyard.error.kind", "typeMismatch"), ("switchyard.error.path", "installments")]) + "\n").utf8).write(to: url)
+        let shown = try CLI.run(["dlq", "show", "0", "--file", url.path])
+        #expect(shown.exitCode == 0, "\(shown.stderr)")
+        let installments = try #require(shown.stdoutLines.first { $0.contains(#""installments":"#) })
+        #expect(installments.contains(#""installments": <number>"#), "\(installments)")
+        let payloadLines = shown.stdoutLines.drop { !$0.hasPrefix("Payload") }
+        #expect(payloadLines.count > 5)
+        #expect(!payloadLines.contains { $0.range(of: #":\s*-?[0-9]"#, options: .regularExpression) != nil }, "no digit stands for a value: \(shown.stdout)")
+        #expect(shown.stdout.contains(#""value": <number>"#))
+        let revealed = try CLI.run(["dlq", "show", "0", "--file", url.path, "--reveal"])
+        #expect(revealed.stdout.contains(#""installments": 3"#))
     }
 }

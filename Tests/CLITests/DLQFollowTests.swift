@@ -66,23 +66,41 @@ import Testing
         #expect(stats.exitCode == 64 && stats.stderr.hasPrefix("error: unknown option '--follow' for 'switchyard dlq stats'"), "\(stats.stderr)")
     }
 
-    @Test func anIdleReadEndsWithWhatWasReadNotExit69() async throws {
-        let broker = try EmbeddedBroker.make(brokers: 1, topics: ["feeds.dlq": 1])
+    @Test func aReadCutShortIsMarkedIncompleteAndIsNeverASuccess() async throws {
+        let broker = try EmbeddedBroker.make(brokers: 1, topics: ["feeds.dlq": 1, "feeds": 1])
         let producer = try Self.producer(broker)
         for i in 0..<3 { _ = try await producer.send(Self.deadLetter(i, path: "userId")) }
+        for _ in 0..<3 {
+            _ = try await producer.send(KafkaProducerRecord(topic: "feeds", partition: 0, key: nil, value: Array(#"{"type":"post.liked"}"#.utf8)))
+        }
         await producer.close()
-        // Metadata and watermarks answer, but no fetch brings a record: the read goes idle before its end.
-        broker.pushRequestErrors(.fetch, Array(repeating: .requestTimedOut, count: 500))
+        // Metadata and watermarks answer, but no fetch brings a record: a broker that hangs mid-read.
+        broker.pushRequestErrors(.fetch, Array(repeating: .requestTimedOut, count: 2000))
+        defer { broker.clearRequestErrors(.fetch) }
         let start = ContinuousClock.now
         let result = try await CLI.runOffPool(["dlq", "list", "-b", broker.bootstrapServers, "-t", "feeds.dlq", "--timeout", "2"])
         let elapsed = ContinuousClock.now - start
-        #expect(result.exitCode == 0, "an idle timeout is not a broker failure: \(result.stderr)")
+        #expect(result.exitCode == 69, "a partial answer is not a success: \(result.stderr)")
         #expect(
-            result.stderr.hasPrefix("warning: no new record in feeds.dlq for 2.0 seconds before its end: read 0 of 3 offsets"),
+            result.stderr.hasPrefix("error: incomplete: read 0 of 3 offsets of feeds.dlq: no new record for 2.0 seconds before its end"),
             "\(result.stderr)")
-        #expect(result.stdout == "0 of 0 dead letter(s)\n")
+        #expect(result.stdout == "0 of 0 dead letter(s) (INCOMPLETE: the read was cut short)\n", "\(result.stdout)")
         #expect(elapsed < .seconds(15), "\(elapsed)")
-        broker.clearRequestErrors(.fetch)
+
+        let stats = try await CLI.runOffPool(["dlq", "stats", "-b", broker.bootstrapServers, "-t", "feeds.dlq", "--timeout", "2", "--json"])
+        #expect(stats.exitCode == 69, "\(stats.stderr)")
+        let summary = try ReplayCommandTests.object(stats.stdout)
+        #expect(summary["complete"] as? Bool == false && (summary["incomplete"] as? String)?.hasPrefix("read 0 of 3 offsets") == true, "\(stats.stdout)")
+        let human = try await CLI.runOffPool(["dlq", "stats", "-b", broker.bootstrapServers, "-t", "feeds.dlq", "--timeout", "2"])
+        #expect(human.exitCode == 69 && human.stdout.contains("INCOMPLETE: the read was cut short; these counts are partial"), "\(human.stdout)")
+
+        let shown = try await CLI.runOffPool(["dlq", "show", "feeds.dlq/0@1", "-b", broker.bootstrapServers, "--timeout", "2"])
+        #expect(shown.exitCode == 69 && shown.stderr.hasPrefix("error: could not tell whether there is a dead letter at feeds.dlq/0@1"), "\(shown.stderr)")
+
+        let replay = try await CLI.runOffPool(["replay", "-b", broker.bootstrapServers, "-t", "feeds", "--timeout", "2", "-o", "json"])
+        #expect(replay.exitCode == 69, "\(replay.stderr)")
+        #expect(try ReplayCommandTests.object(replay.stdout)["complete"] as? Bool == false, "\(replay.stdout)")
+        #expect(replay.stderr.contains("error: incomplete: replayed 0 of 3 offsets of feeds"), "\(replay.stderr)")
     }
 }
 
@@ -99,11 +117,11 @@ import Testing
         defer { broker.clearRequestErrors(.fetch) }
         let command = "\(CLI.binary.path) dlq stats -b \(broker.bootstrapServers) -t feeds.dlq --timeout 2"
         let terminal = try await runTool("/usr/bin/script", ["-qec", command, "/dev/null"])
-        #expect(terminal.status == 0, "\(terminal.stdout)")
+        #expect(terminal.status == 69, "cut short: \(terminal.stdout)")
         #expect(terminal.stdout.contains("\r\u{1B}[Kread 0 of 3 dead letters from feeds.dlq"), "\(terminal.stdout.debugDescription)")
-        #expect(terminal.stdout.contains("\r\u{1B}[Kwarning: no new record in feeds.dlq"), "cleared before the warning")
+        #expect(terminal.stdout.contains("\r\u{1B}[K0 dead letter(s) in feeds.dlq"), "cleared before the summary: \(terminal.stdout.debugDescription)")
         let piped = try await CLI.runOffPool(["dlq", "stats", "-b", broker.bootstrapServers, "-t", "feeds.dlq", "--timeout", "2"])
-        #expect(piped.exitCode == 0)
+        #expect(piped.exitCode == 69)
         #expect(!piped.stderr.contains("dead letters from feeds.dlq") && !piped.stderr.contains("\u{1B}["), "\(piped.stderr.debugDescription)")
     }
 }

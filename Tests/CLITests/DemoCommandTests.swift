@@ -32,7 +32,7 @@ import Testing
         }
         #expect(out.contains("HALTED: payments/1@20: "), "one way to name a record")
         #expect(out.contains("republished 80 events to payments.canonical"))
-        #expect(out.contains("switchyard release -b ") && out.contains(" --group switchyard-demo payments/1@20 --reason"))
+        #expect(out.contains("switchyard release -b ") && out.contains(" --group switchyard-demo payments/1@20 --operator \"${USER:-demo}\" --reason"))
         #expect(out.contains("switchyard dlq show -b ") && out.contains(" payments.dlq/0@"))
         #expect(result.stderr.isEmpty, "the demo keeps stderr quiet: \(result.stderr)")
     }
@@ -87,5 +87,29 @@ import Testing
         process.terminate()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
+    }
+}
+
+/// A busy --metrics-port is found before the demo produces anything.
+@Suite struct DemoPortTests {
+    @Test func aBusyMetricsPortIsRefusedFirst() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        #expect(listen(listener, 1) == 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+
+        let start = ContinuousClock.now
+        let result = try CLI.run(["demo", "--exit", "--metrics-port", String(port)], timeout: 180)
+        #expect(result.exitCode == 78, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.hasPrefix("error: --metrics-port \(port) cannot be used (address already in use)"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty, "nothing produced, nothing printed: \(result.stdout)")
+        #expect(ContinuousClock.now - start < .seconds(5))
     }
 }

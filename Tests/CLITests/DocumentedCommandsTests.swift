@@ -164,6 +164,8 @@ import Testing
                     var environment = ProcessInfo.processInfo.environment
                     environment["PATH"] = CLI.binary.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
                     environment["HOME"] = home.path
+                    // As in the terminal the documentation shows: release names the operator from $USER.
+                    if (environment["USER"] ?? "").isEmpty { environment["USER"] = "oncall" }
                     let result = try awaitTool("/bin/bash", ["-c", line], cwd: cwd, environment: environment)
                     continuation.resume(returning: (result.status, result.stdout))
                 } catch {

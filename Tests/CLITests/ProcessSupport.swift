@@ -6,10 +6,12 @@ import Testing
 extension CLI {
     /// ``run(_:stdin:timeout:)`` on a Dispatch thread, so an async test does not block the cooperative pool
     /// (which the worker under test needs).
-    static func runOffPool(_ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 90) async throws -> Result {
+    static func runOffPool(
+        _ arguments: [String], stdin: Data? = nil, timeout: TimeInterval = 90, environment: [String: String]? = nil
+    ) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Swift.Result { try CLI.run(arguments, stdin: stdin, timeout: timeout) })
+                continuation.resume(with: Swift.Result { try CLI.run(arguments, stdin: stdin, timeout: timeout, environment: environment) })
             }
         }
     }

@@ -25,7 +25,7 @@ import Testing
                 .utf8
         ).write(to: config)
         defer { try? FileManager.default.removeItem(at: config) }
-        let release = ["release", "-c", config.path, "--partition", "0", "--offset", "99", "--reason", "x"]
+        let release = ["release", "-c", config.path, "--partition", "0", "--offset", "99", "--reason", "x", "--operator", "ana"]
 
         let misspelt = try await CLI.runOffPool(release + ["-t", "paymnts"])
         #expect(misspelt.exitCode == 1, "\(misspelt.stdout)\(misspelt.stderr)")
@@ -48,7 +48,7 @@ import Testing
             Self.firstLine(lenient.stderr)
                 == "error: refused: feeds is lenient in \(config.path): it dead-letters and goes on, it never halts; nothing to release")
 
-        let direct = ["release", "-b", broker.bootstrapServers, "--group", "payments-workers", "--offset", "99", "--reason", "x"]
+        let direct = ["release", "-b", broker.bootstrapServers, "--group", "payments-workers", "--offset", "99", "--reason", "x", "--operator", "ana"]
         let unknownTopic = try await CLI.runOffPool(direct + ["-t", "paymnts", "--partition", "0"])
         #expect(unknownTopic.exitCode == 1)
         #expect(Self.firstLine(unknownTopic.stderr) == "error: refused: the brokers have no topic 'paymnts' (did you mean 'payments'?)", "\(unknownTopic.stderr)")
@@ -70,31 +70,31 @@ import Testing
         _ = try await producer.send(KafkaProducerRecord(topic: "payments.dlq", partition: 0, key: nil, value: Array("{}".utf8), headers: headers))
         await producer.close()
         let wrongOffset = try await CLI.runOffPool(
-            ["release", "-c", config.path, "-t", "payments", "--partition", "1", "--offset", "99", "--reason", "x"])
+            ["release", "-c", config.path, "-t", "payments", "--partition", "1", "--offset", "99", "--reason", "x", "--operator", "ana"])
         #expect(wrongOffset.exitCode == 1)
         #expect(Self.firstLine(wrongOffset.stderr)?.hasPrefix("error: refused: the newest dead letter of payments/1 in payments.dlq is @20") == true, "\(wrongOffset.stderr)")
-        let right = try await CLI.runOffPool(["release", "-c", config.path, "-t", "payments", "--partition", "1", "--offset", "20", "--reason", "inspected"])
+        let right = try await CLI.runOffPool(["release", "-c", config.path, "-t", "payments", "--partition", "1", "--offset", "20", "--reason", "inspected", "--operator", "ana"])
         #expect(right.exitCode == 0, "\(right.stderr)")
         #expect(right.stdout.hasPrefix("release recorded: payments/1@20 for group payments-workers"))
         #expect(try await Self.high(broker, "switchyard.control") == [1])
         // One way to name a record (issue 15, item 8): the location the output prints is what release takes.
-        let byLocation = try await CLI.runOffPool(["release", "-c", config.path, "payments/1@20", "--reason", "inspected"])
+        let byLocation = try await CLI.runOffPool(["release", "-c", config.path, "payments/1@20", "--reason", "inspected", "--operator", "ana"])
         #expect(byLocation.exitCode == 0, "\(byLocation.stderr)")
         #expect(byLocation.stdout.hasPrefix("release recorded: payments/1@20 for group payments-workers"))
         #expect(try await Self.high(broker, "switchyard.control") == [2])
-        let wrongByLocation = try await CLI.runOffPool(["release", "-c", config.path, "payments/1@99", "--reason", "x"])
+        let wrongByLocation = try await CLI.runOffPool(["release", "-c", config.path, "payments/1@99", "--reason", "x", "--operator", "ana"])
         #expect(wrongByLocation.exitCode == 1 && Self.firstLine(wrongByLocation.stderr)?.hasPrefix("error: refused: the newest dead letter of payments/1") == true)
-        let malformed = try await CLI.runOffPool(["release", "-c", config.path, "payments[1]@20", "--reason", "x"])
+        let malformed = try await CLI.runOffPool(["release", "-c", config.path, "payments[1]@20", "--reason", "x", "--operator", "ana"])
         #expect(malformed.exitCode == 64)
         #expect(Self.firstLine(malformed.stderr) == "error: name the halted record as topic/partition@offset, e.g. payments/1@20, not 'payments[1]@20'")
-        let both = try await CLI.runOffPool(["release", "-c", config.path, "payments/1@20", "--offset", "20", "--reason", "x"])
+        let both = try await CLI.runOffPool(["release", "-c", config.path, "payments/1@20", "--offset", "20", "--reason", "x", "--operator", "ana"])
         #expect(both.exitCode == 64 && Self.firstLine(both.stderr) == "error: payments/1@20 names the record: give it without --offset", "\(both.stderr)")
         #expect(try await Self.high(broker, "switchyard.control") == [2], "nothing more was recorded")
     }
 
     @Test func releaseFailsFastOnAWrongBrokerAddress() throws {
         let start = ContinuousClock.now
-        let result = try CLI.run(["release", "-b", "127.0.0.1:\(freePort())", "--group", "g", "payments/1@20", "--reason", "x"])
+        let result = try CLI.run(["release", "-b", "127.0.0.1:\(freePort())", "--group", "g", "payments/1@20", "--reason", "x", "--operator", "ana"])
         #expect(result.exitCode == 69 && result.stderr.contains("Connection refused"), "\(result.stderr)")
         #expect(ContinuousClock.now - start < .seconds(5))
     }

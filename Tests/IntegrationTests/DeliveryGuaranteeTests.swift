@@ -233,14 +233,14 @@ struct DeliveryGuaranteeTests {
         try await eventually(.seconds(60), "halted at 1") { await Self.haltedOffset(port, topic: "payments", partition: 0) == 1 }
 
         // A typo: the CLI reads the DLQ, finds no dead letter of offset 3, refuses and says what it found.
-        let typo = try ChildProcess(["release", "--config", config, "--topic", "payments", "--partition", "0", "--offset", "3", "--reason", "typo"])
+        let typo = try ChildProcess(["release", "--config", config, "--topic", "payments", "--partition", "0", "--offset", "3", "--reason", "typo", "--operator", "oncall"])
         let typoStatus = try await typo.waitForExit(within: .seconds(60))
         #expect(typoStatus == 1, "a release of an offset that is not halted is refused: \(typo.stdout) \(typo.stderr)")
         #expect(typo.stderr.contains("@1"), "names the halt it found: \(typo.stderr)")
         // Through /status: the same refusal, naming the halted offset.
         let typo2 = try ChildProcess([
             "release", "--config", config, "--status", "http://127.0.0.1:\(port)/status", "--topic", "payments", "--partition", "0",
-            "--offset", "3", "--reason", "typo",
+            "--offset", "3", "--reason", "typo", "--operator", "oncall",
         ])
         #expect(try await typo2.waitForExit(within: .seconds(60)) == 1)
         #expect(typo2.stderr.contains("halted at 1"), "\(typo2.stderr)")
