@@ -88,6 +88,13 @@ struct DeliveryGuaranteeTests {
         let refused: [(String, String)] = [
             ("enable.auto.offset.store", "true"), ("enable.auto.commit", "false"), ("enable.idempotence", "false"),
             ("acks", "1"), ("isolation.level", "read_uncommitted"), ("auto.offset.reset", "latest"),
+            // librdkafka's other names for them: a topic property with a `topic.` prefix, and aliases.
+            ("topic.auto.offset.reset", "latest"), ("topic.offset.store.method", "file"), ("topic.auto.commit.enable", "false"),
+            ("topic.enable.auto.commit", "false"), ("request.required.acks", "1"), ("topic.request.required.acks", "1"),
+            ("topic.acks", "1"), ("auto.commit.enable", "false"),
+            // Settings that break the worker's own bookkeeping: no delivery report for an acknowledged send, and
+            // sends reordered in the producer's queue.
+            ("delivery.report.only.error", "true"), ("topic.queuing.strategy", "lifo"),
         ]
         // All at once: on a build that accepts them, each process would consume instead of exiting.
         var processes: [(key: String, process: ChildProcess)] = []
@@ -107,10 +114,14 @@ struct DeliveryGuaranteeTests {
             #expect(process.stderr.contains("kafka[\"\(key)\"]"), "the message names the key: \(process.stderr.suffix(400))")
         }
         // The library refuses them too, before connecting.
-        var config = harness.configuration(["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")])
-        config.kafka["enable.auto.offset.store"] = "true"
-        let worker = try Worker(configuration: config, logger: Logger(handler: InMemoryLogHandler()))
-        await #expect(throws: WorkerError.self) { try await withDeadline(.seconds(20), "run") { try await worker.run() } }
+        for key in ["enable.auto.offset.store", "topic.auto.offset.reset"] {
+            var config = harness.configuration(["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")])
+            config.kafka[key] = key.hasSuffix("reset") ? "latest" : "true"
+            let worker = try Worker(configuration: config, logger: Logger(handler: InMemoryLogHandler()))
+            await #expect(throws: WorkerError.self, "kafka[\"\(key)\"]") {
+                try await withDeadline(.seconds(20), "run") { try await worker.run() }
+            }
+        }
     }
 
     // MARK: - 2. Cancelling run()
