@@ -1,3 +1,4 @@
+import Foundation
 import SwitchyardKafka
 import Synchronization
 
@@ -38,6 +39,12 @@ final class PartitionProgress: Sendable {
         /// Whether the halting record is durable with everything before it (the halt is in effect).
         var haltReached = false
         var haltWaiter: CheckedContinuation<Bool, Never>?
+        /// Sends handed to the producer whose delivery report has not come yet.
+        var produces = 0
+        /// Handler lanes whose task has not ended.
+        var lanes = 0
+        /// Cancels a handler lane's task (on revocation).
+        var stoppers: [@Sendable () -> Void] = []
     }
 
     init(partition: KafkaTopicPartition, consumer: KafkaConsumer) {
@@ -118,14 +125,60 @@ final class PartitionProgress: Sendable {
         }
     }
 
-    /// The partition was revoked: nothing more is stored, a halt waiter gets false.
+    /// The partition was revoked: nothing more is stored or produced, a halt waiter gets false, and its handler
+    /// lanes are cancelled (``waitUntilStopped(until:)`` waits for them).
     func close() {
-        let waiter = state.withLock { s -> CheckedContinuation<Bool, Never>? in
+        let (waiter, stoppers) = state.withLock { s -> (CheckedContinuation<Bool, Never>?, [@Sendable () -> Void]) in
             s.open = false
-            defer { s.haltWaiter = nil }
-            return s.haltWaiter
+            defer {
+                s.haltWaiter = nil
+                s.stoppers = []
+            }
+            return (s.haltWaiter, s.stoppers)
         }
         waiter?.resume(returning: false)
+        for stop in stoppers { stop() }
+    }
+
+    // MARK: - Work in flight
+
+    /// A send is about to be handed to the producer: false once the partition is closed (nothing of a revoked
+    /// partition is produced). Each true is matched by one ``endProduce()``, when its delivery report comes.
+    func beginProduce() -> Bool {
+        state.withLock { s in
+            guard s.open else { return false }
+            s.produces += 1
+            return true
+        }
+    }
+
+    func endProduce() {
+        state.withLock { $0.produces -= 1 }
+    }
+
+    /// A handler lane's task started; `stop` cancels it. Each call is matched by one ``laneEnded()``, when the
+    /// task ends.
+    func laneStarted(stop: @escaping @Sendable () -> Void) {
+        let closed = state.withLock { s -> Bool in
+            s.lanes += 1
+            if s.open { s.stoppers.append(stop) }
+            return !s.open
+        }
+        if closed { stop() }
+    }
+
+    func laneEnded() {
+        state.withLock { $0.lanes -= 1 }
+    }
+
+    /// Blocks the calling thread (the consumer's, in its rebalance callback) until a closed partition's handler
+    /// lanes have ended and its sends have their delivery reports, or `deadline`: false at the deadline.
+    func waitUntilStopped(until deadline: ContinuousClock.Instant) -> Bool {
+        while true {
+            if state.withLock({ $0.lanes == 0 && $0.produces == 0 }) { return true }
+            if ContinuousClock.now >= deadline { return false }
+            Thread.sleep(forTimeInterval: 0.002)
+        }
     }
 
     /// Pops completed records, stores the watermark if it moved; returns the halt waiter to resume when the

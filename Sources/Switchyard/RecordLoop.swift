@@ -114,7 +114,7 @@ struct RecordLoop {
             return nil
         }
         let progress = PartitionProgress(partition: tp, consumer: consumer)
-        worker.register(progress)
+        guard worker.register(progress, generation: generation, consumer: consumer) else { return nil }
         let lane = Lane(
             partition: tp, topic: topic, progress: progress,
             codec: TopicCodec(
@@ -559,18 +559,34 @@ struct HandlerItem: Sendable {
 /// deadline for work in flight (``Worker/abandonWatch``) the lane's task is cancelled: a handler still running
 /// is abandoned (logged; its record stays unstored, and nothing after it on the lane is started), and a handler
 /// that ignores the cancellation only keeps the lane's task, not the shutdown, waiting.
+///
+/// - Important: When the partition is revoked (``PartitionProgress/close()``) the lane's task is cancelled too,
+///   and the revocation waits for it to end: a handler that returns after that publishes nothing, its record
+///   and those queued behind it are left to the partition's next owner.
 final class HandlerLane: Sendable {
     private let continuation: AsyncStream<HandlerItem>.Continuation
     private let abandonWatch: DeadlineWatch
     private let watchToken: Int?
+    /// Items enqueued and not yet finished: what a cancelled lane leaves in its stream is finished when it ends.
+    private let queued = QueuedItems()
+    private let effects: Effects
 
     init(progress: PartitionProgress, effects: Effects) {
+        self.effects = effects
         let (stream, continuation) = AsyncStream.makeStream(of: HandlerItem.self)
         self.continuation = continuation
         // The record whose handler is running, for the deadline's log line.
         let running = Mutex<RecordLocation?>(nil)
+        let queued = self.queued
         let task = Task {
+            defer {
+                // Cancelled (revoked, or the shutdown deadline): the stream drops what it still holds.
+                let left = queued.count.exchange(0, ordering: .relaxed)
+                for _ in 0..<max(left, 0) { effects.finished() }
+                progress.laneEnded()
+            }
             for await item in stream {
+                queued.count.subtract(1, ordering: .relaxed)
                 // After an abandoned record or a stop, nothing more is started: the record stays pending (never
                 // stored) and is read again by the partition's next owner.
                 guard !effects.isAbandoned, !effects.isPastAbandonTime, progress.isOpen else {
@@ -594,8 +610,9 @@ final class HandlerLane: Sendable {
                     try await handler(context)
                 }
                 running.withLock { $0 = nil }
-                guard handled != nil else {
-                    effects.abandon()
+                guard handled != nil, progress.isOpen else {
+                    // Given up at the shutdown deadline: the loop ends. Revoked: the partition's next owner has it.
+                    if progress.isOpen { effects.abandon() }
                     effects.finished()
                     continue
                 }
@@ -608,6 +625,7 @@ final class HandlerLane: Sendable {
                 effects.finished()
             }
         }
+        progress.laneStarted { task.cancel() }
         abandonWatch = effects.worker.abandonWatch
         let expire: @Sendable () -> Void = {
             if let location = running.withLock({ $0 }) {
@@ -625,8 +643,18 @@ final class HandlerLane: Sendable {
     }
 
     func enqueue(_ item: HandlerItem) {
-        continuation.yield(item)
+        queued.count.add(1, ordering: .relaxed)
+        if case .terminated = continuation.yield(item) {
+            // The lane's task ended (revoked): the item is dropped like those it left behind.
+            queued.count.subtract(1, ordering: .relaxed)
+            effects.finished()
+        }
     }
+}
+
+/// A handler lane's items enqueued and not yet taken, shared by the lane and its task.
+final class QueuedItems: Sendable {
+    let count = Atomic<Int>(0)
 }
 
 // MARK: - Effects
@@ -710,6 +738,11 @@ final class Effects: Sendable {
     /// (abandoned: never stored), or the error is permanent (the worker ends, exit 70).
     func send(_ send: Send, progress: PartitionProgress, attempt: Int = 0, counted: Bool = false) {
         if !counted { active.add(1, ordering: .relaxed) }
+        guard progress.beginProduce() else {
+            // Revoked: nothing of the partition is produced any more; its next owner reads the record again.
+            finished()
+            return
+        }
         do {
             try producer.send(send.record) { [self] result in
                 delivered(send, progress: progress, attempt: attempt, result: result.mapError { $0 as any Error })
@@ -720,6 +753,7 @@ final class Effects: Sendable {
     }
 
     private func delivered(_ send: Send, progress: PartitionProgress, attempt: Int, result: Result<KafkaDeliveryReport, any Error>) {
+        progress.endProduce()
         let what: String
         switch send.kind {
         case .deadLetter: what = "dead letter"
