@@ -245,6 +245,8 @@ final class Lane {
     private var counts = LaneCounts()
     /// Handler lanes: one (ordering `partition`) or one per key hash (ordering `key`), made when first needed.
     private var handlerLanes: [HandlerLane] = []
+    /// The partition's sends, when there are no handler lanes (they have their own), made when first needed.
+    private var sendSequence: SendSequence?
     /// Reused per run.
     private var pending: [Int64] = []
     private var sends: [Effects.Send] = []
@@ -334,7 +336,11 @@ final class Lane {
         }
         guard let next = state.next else { return state.completed }
         progress.handOver(pending: pending, processedThrough: next, haltAt: state.halt?.offset, haltDone: state.halt?.done ?? false)
-        for send in sends { loop.effects.send(send, progress: progress) }
+        if !sends.isEmpty {
+            let sequence = sendSequence ?? SendSequence(effects: loop.effects, progress: progress)
+            sendSequence = sequence
+            for send in sends { sequence.submit(send) }
+        }
         for item in handlerItems {
             loop.effects.started()
             handlerLane(for: item.record, worker: worker, effects: loop.effects).enqueue(item)
@@ -578,6 +584,8 @@ final class HandlerLane: Sendable {
         // The record whose handler is running, for the deadline's log line.
         let running = Mutex<RecordLocation?>(nil)
         let queued = self.queued
+        // The lane's sends keep its order, also when one fails and is retried.
+        let sends = SendSequence(effects: effects, progress: progress)
         let task = Task {
             defer {
                 // Cancelled (revoked, or the shutdown deadline): the stream drops what it still holds.
@@ -595,7 +603,7 @@ final class HandlerLane: Sendable {
                 }
                 let record = item.record
                 guard let handler = item.handler else {
-                    if let send = item.republish { effects.send(send, progress: progress) }
+                    if let send = item.republish { sends.submit(send) }
                     effects.finished()
                     continue
                 }
@@ -617,7 +625,7 @@ final class HandlerLane: Sendable {
                     continue
                 }
                 if let republish = item.republish {
-                    effects.send(republish, progress: progress)
+                    sends.submit(republish)
                 } else {
                     progress.complete(record.offset)
                     effects.worker.handled.add(1, ordering: .relaxed)
@@ -733,79 +741,78 @@ final class Effects: Sendable {
         var position: [String: String] { source.position }
     }
 
-    /// Produces `send` without waiting; its delivery report completes `send.offset` in `progress`. A failed
-    /// delivery is retried with backoff (the watermark waits) until it succeeds, the shutdown deadline comes
-    /// (abandoned: never stored), or the error is permanent (the worker ends, exit 70).
-    func send(_ send: Send, progress: PartitionProgress, attempt: Int = 0, counted: Bool = false) {
-        if !counted { active.add(1, ordering: .relaxed) }
-        guard progress.beginProduce() else {
-            // Revoked: nothing of the partition is produced any more; its next owner reads the record again.
-            finished()
-            return
-        }
+    /// Hands `send` to the producer; `report` gets its delivery report (on the producer's thread). False, and
+    /// nothing produced, once the partition is revoked (``PartitionProgress/beginProduce()``). Orders and
+    /// retries are the caller's (``SendSequence``).
+    func produce(
+        _ send: Send, progress: PartitionProgress, _ report: @escaping @Sendable (Result<KafkaDeliveryReport, any Error>) -> Void
+    ) -> Bool {
+        guard progress.beginProduce() else { return false }
         do {
-            try producer.send(send.record) { [self] result in
-                delivered(send, progress: progress, attempt: attempt, result: result.mapError { $0 as any Error })
+            try producer.send(send.record) { result in
+                progress.endProduce()
+                report(result.mapError { $0 as any Error })
             }
         } catch {
-            delivered(send, progress: progress, attempt: attempt, result: .failure(error))
+            progress.endProduce()
+            report(.failure(error))
         }
+        return true
     }
 
-    private func delivered(_ send: Send, progress: PartitionProgress, attempt: Int, result: Result<KafkaDeliveryReport, any Error>) {
-        progress.endProduce()
+    /// A send was acknowledged: counted, and its record completed in `progress` (its offset may be stored).
+    func acknowledged(_ send: Send, report: KafkaDeliveryReport, progress: PartitionProgress) {
+        switch send.kind {
+        case .deadLetter(let failure, let halts):
+            worker.metrics.deadLetters.labels(send.topic.name, failure.kind.rawValue).increment()
+            worker.logDeadLetter(failure, at: send.source)
+            if halts {
+                let key = Worker.ReleaseKey(topic: progress.partition.topic, partition: progress.partition.partition, offset: send.offset)
+                let coordinates = DeadLetterCoordinates(topic: report.topic, partition: report.partition, offset: report.offset)
+                worker.control.withLock { $0.deadLettered[key] = coordinates }
+            }
+        case .republish:
+            send.topic.republished?.increment()
+        }
+        progress.complete(send.offset)
+        // A halting record's dead letter makes the halt durable, not the record handled.
+        if case .deadLetter(_, halts: true) = send.kind {} else { worker.handled.add(1, ordering: .relaxed) }
+        finished()
+    }
+
+    /// What becomes of a failed send.
+    enum SendFailure {
+        /// Retried after this long.
+        case retry(Duration)
+        /// Never retried: a permanent error (the worker ends, exit 70), the partition was revoked, or the
+        /// shutdown deadline for work in flight comes first. The record stays unstored.
+        case givenUp
+    }
+
+    /// Counts and logs a failed send and decides whether it is retried (with backoff: 100 ms doubling up to 5 s).
+    func failed(_ send: Send, error: any Error, attempt: Int, progress: PartitionProgress) -> SendFailure {
         let what: String
         switch send.kind {
-        case .deadLetter: what = "dead letter"
-        case .republish: what = "republish"
+        case .deadLetter:
+            what = "dead letter"
+            send.topic.deadLetterErrors.increment()
+        case .republish:
+            what = "republish"
+            send.topic.republishErrors.increment()
         }
-        switch result {
-        case .success(let report):
-            switch send.kind {
-            case .deadLetter(let failure, let halts):
-                worker.metrics.deadLetters.labels(send.topic.name, failure.kind.rawValue).increment()
-                worker.logDeadLetter(failure, at: send.source)
-                if halts {
-                    let key = Worker.ReleaseKey(topic: progress.partition.topic, partition: progress.partition.partition, offset: send.offset)
-                    let coordinates = DeadLetterCoordinates(topic: report.topic, partition: report.partition, offset: report.offset)
-                    worker.control.withLock { $0.deadLettered[key] = coordinates }
-                }
-            case .republish:
-                send.topic.republished?.increment()
-            }
-            progress.complete(send.offset)
-            // A halting record's dead letter makes the halt durable, not the record handled.
-            if case .deadLetter(_, halts: true) = send.kind {} else { worker.handled.add(1, ordering: .relaxed) }
-            finished()
-        case .failure(let error):
-            switch send.kind {
-            case .deadLetter: send.topic.deadLetterErrors.increment()
-            case .republish: send.topic.republishErrors.increment()
-            }
-            if let permanent = Self.permanentFailure(send.record, error) {
-                worker.noteError("\(what) failed permanently", send.position.merging(["error": "\(error)", "fix": permanent]) { a, _ in a })
-                fail(WorkerError.fatal("\(what) of \(send.position["kafka.record"] ?? "") failed permanently: \(error). \(permanent)"))
-                finished()
-                return
-            }
-            let delay = Duration.milliseconds(100 * (1 << min(attempt, 6)))
-            let abandonAt = worker.abandonWatch.deadline
-            if isAbandoned || !progress.isOpen || (abandonAt.map { ContinuousClock.now + delay > $0 } ?? false) {
-                logAbandoned(what, send.position)
-                finished()
-                return
-            }
-            worker.noteError("\(what) failed; retrying", send.position.merging(["error": "\(error)"]) { a, _ in a })
-            Task {
-                do {
-                    try await Task.sleep(for: min(delay, .seconds(5)))
-                } catch {
-                    self.finished()
-                    return
-                }
-                self.send(send, progress: progress, attempt: attempt + 1, counted: true)
-            }
+        if let permanent = Self.permanentFailure(send.record, error) {
+            worker.noteError("\(what) failed permanently", send.position.merging(["error": "\(error)", "fix": permanent]) { a, _ in a })
+            fail(WorkerError.fatal("\(what) of \(send.position["kafka.record"] ?? "") failed permanently: \(error). \(permanent)"))
+            return .givenUp
         }
+        let delay = min(Duration.milliseconds(100 * (1 << min(attempt, 6))), .seconds(5))
+        let abandonAt = worker.abandonWatch.deadline
+        if isAbandoned || !progress.isOpen || (abandonAt.map { ContinuousClock.now + delay > $0 } ?? false) {
+            if progress.isOpen { logAbandoned(what, send.position) }
+            return .givenUp
+        }
+        worker.noteError("\(what) failed; retrying", send.position.merging(["error": "\(error)"]) { a, _ in a })
+        return .retry(delay)
     }
 
     /// Runs `body` (in the calling task) until it succeeds, backing off. Returns nil when it gives up: when the
