@@ -19,9 +19,6 @@ struct RecordLoop {
     let partitionCounts: [String: Int]
     private let topics: [String: TopicRuntime]
     private var lanes: [KafkaTopicPartition: Lane] = [:]
-    /// The most records whose outcome may be on its way (sends in flight, handlers queued or running) before
-    /// the loop waits: bounds memory when the broker is slow to acknowledge or handlers are slow.
-    static let maxInFlight = 20_000
 
     init(worker: Worker, consumer: KafkaConsumer, producer: KafkaProducer, partitionCounts: [String: Int]) {
         self.worker = worker
@@ -76,6 +73,12 @@ struct RecordLoop {
         try effects.throwIfFailed()
         let start = ContinuousClock.now
         let records = batch.records
+        // Memory is bounded per partition (``PartitionProgress/handOver(pending:processedThrough:haltAt:haltDone:limits:)``):
+        // a partition over its share is paused, and the others go on.
+        let configuration = worker.configuration
+        let limits = PartitionProgress.Limits(
+            records: configuration.maxPendingRecordsPerPartition,
+            bytes: configuration.maxPendingBytes / max(1, consumer.assignment.count))
         var touched: [Lane] = []
         var completed = 0
         var i = records.startIndex
@@ -86,16 +89,11 @@ struct RecordLoop {
             while j < records.endIndex, records[j].partition == first.partition, records[j].topic == first.topic { j += 1 }
             defer { i = j }
             guard let lane = lane(for: first, generation: batch.generation) else { continue }
-            while effects.inFlight > Self.maxInFlight {
-                if effects.isAbandoned || worker.stopRequested { return .abandoned }
-                try effects.throwIfFailed()
-                try await Task.sleep(for: .milliseconds(1))
-            }
             if !lane.isTouched {
                 lane.isTouched = true
                 touched.append(lane)
             }
-            completed += try lane.process(records[i..<j], loop: self)
+            completed += try lane.process(records[i..<j], loop: self, limits: limits)
         }
         for lane in touched { lane.flushMetrics(worker.metrics) }
         worker.metrics.processing.labels().observe(start.duration(to: .now) / max(records.count, 1), count: records.count)
@@ -248,7 +246,7 @@ final class Lane {
     /// The partition's sends, when there are no handler lanes (they have their own), made when first needed.
     private var sendSequence: SendSequence?
     /// Reused per run.
-    private var pending: [Int64] = []
+    private var pending: [PartitionProgress.PendingRecord] = []
     private var sends: [Effects.Send] = []
     private var handlerItems: [HandlerItem] = []
 
@@ -282,7 +280,7 @@ final class Lane {
     /// watermark, sends to the producer, handler calls to the handler lanes.
     ///
     /// - Returns: How many records completed at once (no effect to wait for).
-    func process(_ run: ArraySlice<KafkaRecord>, loop: RecordLoop) throws -> Int {
+    func process(_ run: ArraySlice<KafkaRecord>, loop: RecordLoop, limits: PartitionProgress.Limits) throws -> Int {
         // Held: a halt at an earlier record; these records are read again after the release's seek.
         if progress.haltOffset != nil { return 0 }
         let worker = loop.worker
@@ -335,7 +333,8 @@ final class Lane {
             }
         }
         guard let next = state.next else { return state.completed }
-        progress.handOver(pending: pending, processedThrough: next, haltAt: state.halt?.offset, haltDone: state.halt?.done ?? false)
+        progress.handOver(
+            pending: pending, processedThrough: next, haltAt: state.halt?.offset, haltDone: state.halt?.done ?? false, limits: limits)
         if !sends.isEmpty {
             let sequence = sendSequence ?? SendSequence(effects: loop.effects, progress: progress)
             sendSequence = sequence
@@ -373,10 +372,10 @@ final class Lane {
             let handler = hasHandlers ? decoded.event.flatMap { worker.handlers.handler(for: $0) } : nil
             if hasHandlers, handler != nil || republish != nil {
                 // Through the handler lane, so effects keep the partition's (or the key's) order.
-                pending.append(record.offset)
+                pending.append(PartitionProgress.PendingRecord(offset: record.offset, bytes: record.pendingBytes))
                 handlerItems.append(HandlerItem(record: record, type: type, handler: handler, republish: republish))
             } else if let republish {
-                pending.append(record.offset)
+                pending.append(PartitionProgress.PendingRecord(offset: record.offset, bytes: record.pendingBytes))
                 sends.append(republish)
             } else {
                 state.completed += 1
@@ -398,7 +397,7 @@ final class Lane {
                 state.next = record.offset
                 startHalt(record, failure: failure, since: Timestamp(failedAt ?? Date()), worker: worker, consumer: loop.consumer)
             } else {
-                pending.append(record.offset)
+                pending.append(PartitionProgress.PendingRecord(offset: record.offset, bytes: record.pendingBytes))
             }
         case .halt:
             guard case .failed(let failure) = decoded.outcome else { return }
@@ -879,6 +878,9 @@ final class Effects: Sendable {
 }
 
 extension KafkaRecord {
+    /// What the record takes in memory while its outcome is on its way: its value and key.
+    var pendingBytes: Int { (valueCount ?? 0) + withUnsafeKey { $0?.count ?? 0 } }
+
     var recordLocation: RecordLocation { RecordLocation(topic: topic, partition: partition, offset: offset) }
 
     /// The record named as everywhere else: `topic/partition@offset`.
