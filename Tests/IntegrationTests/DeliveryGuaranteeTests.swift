@@ -399,16 +399,28 @@ struct DeliveryGuaranteeTests {
             }
             try await group.waitForAll()
         }
-        // The first handler takes longer than max.poll.interval.ms while the buffer fills up.
+        // The first handler takes longer than max.poll.interval.ms, with more records behind it than the
+        // partition may hold: the partition is paused at its limit, and the worker keeps polling.
         let handled = Locked(0)
+        let slowStarted = Locked(false)
         var handlers = EventHandlers()
         handlers.on(PostLiked.self) { _, context in
-            if context.key == Array("k-0".utf8) { try await Task.sleep(for: .seconds(12)) }
+            if context.key == Array("k-0".utf8) {
+                slowStarted.withLock { $0 = true }
+                try await Task.sleep(for: .seconds(12))
+            }
             handled.withLock { $0 += 1 }
         }
         var config = harness.configuration(["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")])
         config.kafka["max.poll.interval.ms"] = "7000"
+        config.maxPendingRecordsPerPartition = 300
         let worker = try RunningWorker(config, handlers: handlers, kafkaLogLevel: .warning)
+        try await eventually(.seconds(60), "the slow handler running") { slowStarted.withLock { $0 } }
+        try await Task.sleep(for: .seconds(8))  // past max.poll.interval.ms, the slow handler still running
+        let read = worker.counter("switchyard_records_total", ["topic": "feeds"])
+        #expect(handled.withLock { $0 } == 0, "the records behind the slow one waited")
+        // One hand-over (at most 500 records) may go past the limit before the pause.
+        #expect(read <= 300 + 500, "\(read) records read behind the slow handler: the partition was not paused at its limit (300)")
         try await eventually(.seconds(90), "all handled") { handled.withLock { $0 } == count }
         try await worker.stop()
         let revoked = worker.logs.entries.filter { $0.message == "partitions revoked" && $0.metadata["kafka.lost"] == "true" }
