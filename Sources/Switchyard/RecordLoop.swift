@@ -783,6 +783,8 @@ final class Effects: Sendable {
     enum SendFailure {
         /// Retried after this long.
         case retry(Duration)
+        /// Sent again at once as this instead (a dead letter too large to write, without its payload).
+        case replace(Send)
         /// Never retried: a permanent error (the worker ends, exit 70), the partition was revoked, or the
         /// shutdown deadline for work in flight comes first. The record stays unstored.
         case givenUp
@@ -798,6 +800,16 @@ final class Effects: Sendable {
         case .republish:
             what = "republish"
             send.topic.republishErrors.increment()
+        }
+        if case .deadLetter = send.kind, Self.isTooLarge(error), !send.omitsPayload, progress.isOpen {
+            // A dead letter must always be writable: one oversized record must not stop the worker (and again
+            // after every restart). Written without the value; the record stays in the source topic.
+            let reason = "the dead letter with the record (\(send.record.value?.count ?? 0) bytes) is larger than the producer's "
+                + "message.max.bytes or the dead-letter topic's max.message.bytes"
+            worker.noteError("dead letter too large; writing it without the record's value", send.position.merging([
+                "error": "\(error)", "payload.size": String(send.record.value?.count ?? 0),
+            ]) { a, _ in a })
+            return .replace(send.withoutPayload(because: reason))
         }
         if let permanent = Self.permanentFailure(send.record, error) {
             worker.noteError("\(what) failed permanently", send.position.merging(["error": "\(error)", "fix": permanent]) { a, _ in a })

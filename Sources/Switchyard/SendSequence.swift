@@ -138,33 +138,41 @@ final class SendSequence: Sendable {
             }
             run(step)
         case .failure(let error):
+            let delay: Duration
+            var replacement: Effects.Send?
             switch effects.failed(entry.send, error: error, attempt: entry.attempt, progress: progress) {
-            case .retry(let delay):
-                let step = state.withLock { s -> Step in
-                    s.inFlight -= 1
-                    if entry.probe { s.retrying = false }
-                    var again = entry
-                    again.attempt += 1
-                    again.probe = false
-                    let at = s.failed.firstIndex { $0.number > entry.number } ?? s.failed.endIndex
-                    s.failed.insert(again, at: at)
-                    return s.nextStep()
-                }
-                guard case .retry(let next) = step else {
-                    run(step)
-                    return
-                }
-                Task {
-                    do {
-                        try await Task.sleep(for: delay)
-                    } catch {
-                        self.abandon(next)
-                        return
-                    }
-                    self.produce(next)
-                }
+            case .retry(let backoff):
+                delay = backoff
+            case .replace(let send):
+                delay = .zero
+                replacement = send
             case .givenUp:
                 abandon(entry)
+                return
+            }
+            let step = state.withLock { s -> Step in
+                s.inFlight -= 1
+                if entry.probe { s.retrying = false }
+                var again = entry
+                again.attempt += 1
+                again.probe = false
+                if let replacement { again.send = replacement }
+                let at = s.failed.firstIndex { $0.number > entry.number } ?? s.failed.endIndex
+                s.failed.insert(again, at: at)
+                return s.nextStep()
+            }
+            guard case .retry(let next) = step, delay > .zero else {
+                run(step)
+                return
+            }
+            Task {
+                do {
+                    try await Task.sleep(for: delay)
+                } catch {
+                    self.abandon(next)
+                    return
+                }
+                self.produce(next)
             }
         }
     }
