@@ -74,4 +74,53 @@ struct FlowControlTests {
         try await eventually(.seconds(120), "everything handled") { handled.withLock { ($0[0] ?? 0) + ($0[1] ?? 0) } == backlog + 50 }
         try await worker.stop()
     }
+
+    /// Key ordering with one key stuck: the other keys' records finish, but none can be committed past the
+    /// stuck one, so the pending list grows with each; the partition's record limit pauses it.
+    @Test func pendingWorkBehindAStuckKeyIsBounded() async throws {
+        let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1])
+        let count = 3_000
+        var sent = 0
+        while sent < count {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for i in sent..<(sent + 500) {
+                    group.addTask { try await harness.produce("feeds", partition: 0, value: Self.good, key: "k-\(i)") }
+                }
+                try await group.waitForAll()
+            }
+            sent += 500
+        }
+        let gate = Locked<CheckedContinuation<Void, Never>?>(nil)
+        let handled = Locked(0)
+        var handlers = EventHandlers()
+        handlers.on(PostLiked.self) { _, context in
+            if context.offset == 0 { await withCheckedContinuation { continuation in gate.withLock { $0 = continuation } } }
+            handled.withLock { $0 += 1 }
+        }
+        let release = { gate.withLock { continuation in defer { continuation = nil }; return continuation }?.resume() }
+        defer { release() }
+        var config = harness.configuration(["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq", ordering: .key)])
+        config.maxPendingRecordsPerPartition = 500
+        let worker = try RunningWorker(config, handlers: handlers)
+        let read = { worker.counter("switchyard_records_total", ["topic": "feeds"]) }
+        try await eventually(.seconds(60), "other keys handled past the stuck one") { handled.withLock { $0 } >= 50 }
+        var last = read()
+        try await eventually(.seconds(30), "reading stopped") {
+            try await Task.sleep(for: .seconds(1))
+            defer { last = read() }
+            return read() == last
+        }
+        let held = read()
+        print("FIGURE stuck key: \(held) of \(count) records read, \(handled.withLock { $0 }) handled")
+        // The limit (500 records) plus one hand-over of up to 500.
+        #expect(held <= 1_000, "\(held) records read behind the stuck key: the partition was not paused at its limit (500)")
+        release()
+        do {
+            try await eventually(.seconds(120), "everything handled") { handled.withLock { $0 } == count }
+        } catch {
+            Issue.record("after the release \(handled.withLock { $0 }) of \(count) handled, \(read()) read; the worker's last log lines: \(worker.logs.entries.suffix(10))")
+        }
+        try await worker.stop()
+        #expect(try await harness.committed([KafkaTopicPartition(topic: "feeds", partition: 0)])[KafkaTopicPartition(topic: "feeds", partition: 0)] == Int64(count))
+    }
 }
