@@ -46,7 +46,7 @@ struct FlowControlTests {
         let config = harness.configuration(["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")])
         let worker = try RunningWorker(config, handlers: handlers)
         let read = { worker.counter("switchyard_records_total", ["topic": "feeds"]) }
-        // The backlog is read until the partition's limit (or, without one, the worker's own).
+        // The backlog is read up to the partition's limit.
         try await eventually(.seconds(60), "partition 0's backlog read behind the stuck handler") { read() >= 9_000 }
         var last = read()
         try await eventually(.seconds(30), "reading stopped") {
