@@ -3,21 +3,40 @@ import Foundation
 // MARK: - Settings the delivery guarantees depend on
 
 extension WorkerConfiguration {
-    /// librdkafka properties the worker sets itself because at-least-once depends on them; the `kafka` map
-    /// may not set them (PRODUCT.md, "Offsets: at-least-once"). Name → why.
+    /// librdkafka properties the worker sets itself, or that its bookkeeping depends on; the `kafka` map may
+    /// not set them under any name librdkafka accepts for them (``librdkafkaPropertyName(_:)``) (PRODUCT.md,
+    /// "Offsets: at-least-once"). Name → why.
     public static let guaranteedKafkaProperties: [String: String] = [
         "enable.auto.offset.store":
             "the worker stores an offset only once the record's outcome is durable; automatic storing would commit records not yet handled",
-        "auto.commit.enable": "an alias of enable.auto.commit, which the worker sets",
         "enable.auto.commit": "stored offsets must be committed periodically and on revocation",
         "offset.store.method": "offsets are committed to the group coordinator (broker)",
         "enable.idempotence": "dead letters and republished events must not be duplicated or reordered by producer retries",
         "acks": "a dead letter or a republished event is durable only once all in-sync replicas have it (acks=all)",
-        "request.required.acks": "an alias of acks; a dead letter or a republished event is durable only with acks=all",
         "isolation.level": "only committed records are consumed (read_committed)",
         "auto.offset.reset": "a partition without a committed offset is read from its beginning (earliest), so nothing produced is skipped",
         "group.id": "the group is the configuration's groupId (releases and dead letters name it)",
+        "delivery.report.only.error":
+            "a record's offset is stored when its dead letter or republish is acknowledged; without a delivery report for every send, none would be",
+        "queuing.strategy": "dead letters and republished events keep their partition's order (the producer's queue is first in, first out)",
     ]
+
+    /// librdkafka's aliases of the properties in ``guaranteedKafkaProperties``: alias → the property it sets.
+    static let librdkafkaAliases: [String: String] = [
+        // A topic property (legacy) and the global one; librdkafka accepts both names for both.
+        "auto.commit.enable": "enable.auto.commit",
+        "request.required.acks": "acks",
+    ]
+
+    /// The property librdkafka sets for a name in the `kafka` map: without the `topic.` prefix (librdkafka tries a
+    /// name that is not a global property on the default topic configuration, with that prefix removed) and
+    /// with an alias resolved to the property it stands for. librdkafka's names are lower case; an upper-case
+    /// or padded name is compared as librdkafka would most leniently read it.
+    public static func librdkafkaPropertyName(_ name: String) -> String {
+        var name = name.trimmingCharacters(in: .whitespaces).lowercased()
+        while name.hasPrefix("topic.") { name.removeFirst("topic.".count) }
+        return librdkafkaAliases[name] ?? name
+    }
 
     /// Room left for the dead-letter headers (the diagnosis plus the record's own headers) on top of
     /// ``maxRecordBytes``, when checking the producer's `message.max.bytes`.
@@ -35,8 +54,10 @@ extension WorkerConfiguration {
     /// ``maxRecordBytes`` (every such dead letter would fail, permanently).
     public func validateDeliveryGuarantees() throws(ConfigurationError) {
         for key in kafka.keys.sorted() {
-            if let why = Self.guaranteedKafkaProperties[key.trimmingCharacters(in: .whitespaces)] {
-                throw ConfigurationError(path: "kafka[\"\(key)\"]", reason: "cannot be set: \(why)")
+            let property = Self.librdkafkaPropertyName(key)
+            if let why = Self.guaranteedKafkaProperties[property] {
+                let named = property == key ? "" : " (librdkafka reads it as \(property))"
+                throw ConfigurationError(path: "kafka[\"\(key)\"]", reason: "cannot be set\(named): \(why)")
             }
         }
         guard maxRecordBytes > 0 else { throw ConfigurationError(path: "maxRecordBytes", reason: "must be positive") }

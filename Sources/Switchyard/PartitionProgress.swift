@@ -1,3 +1,4 @@
+import Foundation
 import SwitchyardKafka
 import Synchronization
 
@@ -20,8 +21,19 @@ final class PartitionProgress: Sendable {
 
     struct Entry {
         var offset: Int64
+        /// The record's size (value and key), counted in ``State/pendingBytes`` until it is done.
+        var bytes: Int
         var done: Bool
         var halts: Bool
+    }
+
+    /// How much a partition may have pending before it is paused (``handOver(pending:processedThrough:haltAt:haltDone:limits:)``);
+    /// it is resumed once both are below half.
+    struct Limits {
+        /// Pending entries: records whose outcome is on its way, and those done behind one that is not.
+        var records: Int
+        /// Sizes of the records whose outcome is on its way.
+        var bytes: Int
     }
 
     struct State {
@@ -38,6 +50,19 @@ final class PartitionProgress: Sendable {
         /// Whether the halting record is durable with everything before it (the halt is in effect).
         var haltReached = false
         var haltWaiter: CheckedContinuation<Bool, Never>?
+        /// Sends handed to the producer whose delivery report has not come yet.
+        var produces = 0
+        /// Handler lanes whose task has not ended.
+        var lanes = 0
+        /// Cancels a handler lane's task (on revocation).
+        var stoppers: [@Sendable () -> Void] = []
+        /// Sizes of the pending records not done yet.
+        var pendingBytes = 0
+        /// Paused because ``Limits`` were exceeded; resumed below half of them (unless halted).
+        var backPressured = false
+        var limits = Limits(records: .max, bytes: .max)
+
+        var pendingCount: Int { pending.count - head }
     }
 
     init(partition: KafkaTopicPartition, consumer: KafkaConsumer) {
@@ -52,23 +77,51 @@ final class PartitionProgress: Sendable {
     /// The offset the partition is halted or halting at, if any.
     var haltOffset: Int64? { state.withLock { $0.haltAt } }
 
+    /// A record whose outcome is on its way, and its size.
+    struct PendingRecord {
+        var offset: Int64
+        var bytes: Int
+    }
+
     /// Hands over the records of one run: `pending` (in offset order, all below `processedThrough`) wait for
     /// their outcome; every other record below `processedThrough` is complete. `haltAt`: the run stopped at a
     /// halting record, registered pending (`haltDone`: its dead letter is already durable).
-    func handOver(pending: [Int64], processedThrough: Int64, haltAt: Int64? = nil, haltDone: Bool = false) {
+    ///
+    /// Past `limits` the partition is paused (its records wait in the broker, other partitions go on) until
+    /// what is pending falls below half of them: the memory of records in flight, and of the pending list
+    /// behind one that does not finish (a stuck handler, a key that keeps failing), stays bounded.
+    func handOver(
+        pending: [PendingRecord], processedThrough: Int64, haltAt: Int64? = nil, haltDone: Bool = false,
+        limits: Limits = Limits(records: .max, bytes: .max)
+    ) {
         let waiter = state.withLock { s -> CheckedContinuation<Bool, Never>? in
             guard s.open else { return nil }
-            for offset in pending { s.pending.append(Entry(offset: offset, done: false, halts: false)) }
+            s.limits = limits
+            for record in pending {
+                s.pending.append(Entry(offset: record.offset, bytes: record.bytes, done: false, halts: false))
+                s.pendingBytes += record.bytes
+            }
             if let haltAt {
-                s.pending.append(Entry(offset: haltAt, done: haltDone, halts: true))
+                s.pending.append(Entry(offset: haltAt, bytes: 0, done: haltDone, halts: true))
                 s.haltAt = haltAt
                 s.haltReached = false
             }
             s.processedThrough = processedThrough
+            if !s.backPressured, s.pendingCount > limits.records || s.pendingBytes > limits.bytes {
+                do {
+                    try consumer.pause([partition])
+                    s.backPressured = true
+                } catch {
+                    // Revoked meanwhile (`pause` refuses a partition that is not assigned): nothing to pause.
+                }
+            }
             return advance(&s)
         }
         waiter?.resume(returning: true)
     }
+
+    /// Records pending (on their way, or done behind one that is not) and the bytes of those on their way.
+    var pendingLoad: (records: Int, bytes: Int) { state.withLock { ($0.pendingCount, $0.pendingBytes) } }
 
     /// Marks a pending record complete (its dead letter or republish was acknowledged, its handler is done).
     func complete(_ offset: Int64) {
@@ -81,8 +134,9 @@ final class PartitionProgress: Sendable {
                 let mid = (low + high) / 2
                 if s.pending[mid].offset < offset { low = mid + 1 } else { high = mid }
             }
-            guard low < s.pending.count, s.pending[low].offset == offset else { return nil }
+            guard low < s.pending.count, s.pending[low].offset == offset, !s.pending[low].done else { return nil }
             s.pending[low].done = true
+            s.pendingBytes -= s.pending[low].bytes
             return advance(&s)
         }
         waiter?.resume(returning: true)
@@ -112,20 +166,69 @@ final class PartitionProgress: Sendable {
             s.haltReached = false
             s.pending.removeAll()
             s.head = 0
+            s.pendingBytes = 0
+            // The release resumes the partition (its caller).
+            s.backPressured = false
             s.processedThrough = offset + 1
             s.stored = max(s.stored, offset + 1)
             return true
         }
     }
 
-    /// The partition was revoked: nothing more is stored, a halt waiter gets false.
+    /// The partition was revoked: nothing more is stored or produced, a halt waiter gets false, and its handler
+    /// lanes are cancelled (``waitUntilStopped(until:)`` waits for them).
     func close() {
-        let waiter = state.withLock { s -> CheckedContinuation<Bool, Never>? in
+        let (waiter, stoppers) = state.withLock { s -> (CheckedContinuation<Bool, Never>?, [@Sendable () -> Void]) in
             s.open = false
-            defer { s.haltWaiter = nil }
-            return s.haltWaiter
+            defer {
+                s.haltWaiter = nil
+                s.stoppers = []
+            }
+            return (s.haltWaiter, s.stoppers)
         }
         waiter?.resume(returning: false)
+        for stop in stoppers { stop() }
+    }
+
+    // MARK: - Work in flight
+
+    /// A send is about to be handed to the producer: false once the partition is closed (nothing of a revoked
+    /// partition is produced). Each true is matched by one ``endProduce()``, when its delivery report comes.
+    func beginProduce() -> Bool {
+        state.withLock { s in
+            guard s.open else { return false }
+            s.produces += 1
+            return true
+        }
+    }
+
+    func endProduce() {
+        state.withLock { $0.produces -= 1 }
+    }
+
+    /// A handler lane's task started; `stop` cancels it. Each call is matched by one ``laneEnded()``, when the
+    /// task ends.
+    func laneStarted(stop: @escaping @Sendable () -> Void) {
+        let closed = state.withLock { s -> Bool in
+            s.lanes += 1
+            if s.open { s.stoppers.append(stop) }
+            return !s.open
+        }
+        if closed { stop() }
+    }
+
+    func laneEnded() {
+        state.withLock { $0.lanes -= 1 }
+    }
+
+    /// Blocks the calling thread (the consumer's, in its rebalance callback) until a closed partition's handler
+    /// lanes have ended and its sends have their delivery reports, or `deadline`: false at the deadline.
+    func waitUntilStopped(until deadline: ContinuousClock.Instant) -> Bool {
+        while true {
+            if state.withLock({ $0.lanes == 0 && $0.produces == 0 }) { return true }
+            if ContinuousClock.now >= deadline { return false }
+            Thread.sleep(forTimeInterval: 0.002)
+        }
     }
 
     /// Pops completed records, stores the watermark if it moved; returns the halt waiter to resume when the
@@ -150,6 +253,14 @@ final class PartitionProgress: Sendable {
             } catch {
                 // The partition was revoked meanwhile (`storeOffset` refuses an unassigned one): its new owner
                 // reads these records again (at-least-once).
+            }
+        }
+        if s.backPressured, s.haltAt == nil, s.pendingCount <= s.limits.records / 2, s.pendingBytes <= s.limits.bytes / 2 {
+            s.backPressured = false
+            do {
+                try consumer.resume([partition])
+            } catch {
+                // Revoked meanwhile: nothing to resume.
             }
         }
         if let front, front.halts, front.done, !s.haltReached {

@@ -19,9 +19,6 @@ struct RecordLoop {
     let partitionCounts: [String: Int]
     private let topics: [String: TopicRuntime]
     private var lanes: [KafkaTopicPartition: Lane] = [:]
-    /// The most records whose outcome may be on its way (sends in flight, handlers queued or running) before
-    /// the loop waits: bounds memory when the broker is slow to acknowledge or handlers are slow.
-    static let maxInFlight = 20_000
 
     init(worker: Worker, consumer: KafkaConsumer, producer: KafkaProducer, partitionCounts: [String: Int]) {
         self.worker = worker
@@ -76,6 +73,12 @@ struct RecordLoop {
         try effects.throwIfFailed()
         let start = ContinuousClock.now
         let records = batch.records
+        // Memory is bounded per partition (``PartitionProgress/handOver(pending:processedThrough:haltAt:haltDone:limits:)``):
+        // a partition over its share is paused, and the others go on.
+        let configuration = worker.configuration
+        let limits = PartitionProgress.Limits(
+            records: configuration.maxPendingRecordsPerPartition,
+            bytes: configuration.maxPendingBytes / max(1, consumer.assignment.count))
         var touched: [Lane] = []
         var completed = 0
         var i = records.startIndex
@@ -86,16 +89,11 @@ struct RecordLoop {
             while j < records.endIndex, records[j].partition == first.partition, records[j].topic == first.topic { j += 1 }
             defer { i = j }
             guard let lane = lane(for: first, generation: batch.generation) else { continue }
-            while effects.inFlight > Self.maxInFlight {
-                if effects.isAbandoned || worker.stopRequested { return .abandoned }
-                try effects.throwIfFailed()
-                try await Task.sleep(for: .milliseconds(1))
-            }
             if !lane.isTouched {
                 lane.isTouched = true
                 touched.append(lane)
             }
-            completed += try lane.process(records[i..<j], loop: self)
+            completed += try lane.process(records[i..<j], loop: self, limits: limits)
         }
         for lane in touched { lane.flushMetrics(worker.metrics) }
         worker.metrics.processing.labels().observe(start.duration(to: .now) / max(records.count, 1), count: records.count)
@@ -114,7 +112,7 @@ struct RecordLoop {
             return nil
         }
         let progress = PartitionProgress(partition: tp, consumer: consumer)
-        worker.register(progress)
+        guard worker.register(progress, generation: generation, consumer: consumer) else { return nil }
         let lane = Lane(
             partition: tp, topic: topic, progress: progress,
             codec: TopicCodec(
@@ -245,8 +243,10 @@ final class Lane {
     private var counts = LaneCounts()
     /// Handler lanes: one (ordering `partition`) or one per key hash (ordering `key`), made when first needed.
     private var handlerLanes: [HandlerLane] = []
+    /// The partition's sends, when there are no handler lanes (they have their own), made when first needed.
+    private var sendSequence: SendSequence?
     /// Reused per run.
-    private var pending: [Int64] = []
+    private var pending: [PartitionProgress.PendingRecord] = []
     private var sends: [Effects.Send] = []
     private var handlerItems: [HandlerItem] = []
 
@@ -280,7 +280,7 @@ final class Lane {
     /// watermark, sends to the producer, handler calls to the handler lanes.
     ///
     /// - Returns: How many records completed at once (no effect to wait for).
-    func process(_ run: ArraySlice<KafkaRecord>, loop: RecordLoop) throws -> Int {
+    func process(_ run: ArraySlice<KafkaRecord>, loop: RecordLoop, limits: PartitionProgress.Limits) throws -> Int {
         // Held: a halt at an earlier record; these records are read again after the release's seek.
         if progress.haltOffset != nil { return 0 }
         let worker = loop.worker
@@ -333,8 +333,13 @@ final class Lane {
             }
         }
         guard let next = state.next else { return state.completed }
-        progress.handOver(pending: pending, processedThrough: next, haltAt: state.halt?.offset, haltDone: state.halt?.done ?? false)
-        for send in sends { loop.effects.send(send, progress: progress) }
+        progress.handOver(
+            pending: pending, processedThrough: next, haltAt: state.halt?.offset, haltDone: state.halt?.done ?? false, limits: limits)
+        if !sends.isEmpty {
+            let sequence = sendSequence ?? SendSequence(effects: loop.effects, progress: progress)
+            sendSequence = sequence
+            for send in sends { sequence.submit(send) }
+        }
         for item in handlerItems {
             loop.effects.started()
             handlerLane(for: item.record, worker: worker, effects: loop.effects).enqueue(item)
@@ -367,10 +372,10 @@ final class Lane {
             let handler = hasHandlers ? decoded.event.flatMap { worker.handlers.handler(for: $0) } : nil
             if hasHandlers, handler != nil || republish != nil {
                 // Through the handler lane, so effects keep the partition's (or the key's) order.
-                pending.append(record.offset)
+                pending.append(PartitionProgress.PendingRecord(offset: record.offset, bytes: record.pendingBytes))
                 handlerItems.append(HandlerItem(record: record, type: type, handler: handler, republish: republish))
             } else if let republish {
-                pending.append(record.offset)
+                pending.append(PartitionProgress.PendingRecord(offset: record.offset, bytes: record.pendingBytes))
                 sends.append(republish)
             } else {
                 state.completed += 1
@@ -392,7 +397,7 @@ final class Lane {
                 state.next = record.offset
                 startHalt(record, failure: failure, since: Timestamp(failedAt ?? Date()), worker: worker, consumer: loop.consumer)
             } else {
-                pending.append(record.offset)
+                pending.append(PartitionProgress.PendingRecord(offset: record.offset, bytes: record.pendingBytes))
             }
         case .halt:
             guard case .failed(let failure) = decoded.outcome else { return }
@@ -560,18 +565,36 @@ struct HandlerItem: Sendable {
 /// deadline for work in flight (``Worker/abandonWatch``) the lane's task is cancelled: a handler still running
 /// is abandoned (logged; its record stays unstored, and nothing after it on the lane is started), and a handler
 /// that ignores the cancellation only keeps the lane's task, not the shutdown, waiting.
+///
+/// - Important: When the partition is revoked (``PartitionProgress/close()``) the lane's task is cancelled too,
+///   and the revocation waits for it to end: a handler that returns after that publishes nothing, its record
+///   and those queued behind it are left to the partition's next owner.
 final class HandlerLane: Sendable {
     private let continuation: AsyncStream<HandlerItem>.Continuation
     private let abandonWatch: DeadlineWatch
     private let watchToken: Int?
+    /// Items enqueued and not yet finished: what a cancelled lane leaves in its stream is finished when it ends.
+    private let queued = QueuedItems()
+    private let effects: Effects
 
     init(progress: PartitionProgress, effects: Effects) {
+        self.effects = effects
         let (stream, continuation) = AsyncStream.makeStream(of: HandlerItem.self)
         self.continuation = continuation
         // The record whose handler is running, for the deadline's log line.
         let running = Mutex<RecordLocation?>(nil)
+        let queued = self.queued
+        // The lane's sends keep its order, also when one fails and is retried.
+        let sends = SendSequence(effects: effects, progress: progress)
         let task = Task {
+            defer {
+                // Cancelled (revoked, or the shutdown deadline): the stream drops what it still holds.
+                let left = queued.count.exchange(0, ordering: .relaxed)
+                for _ in 0..<max(left, 0) { effects.finished() }
+                progress.laneEnded()
+            }
             for await item in stream {
+                queued.count.subtract(1, ordering: .relaxed)
                 // After an abandoned record or a stop, nothing more is started: the record stays pending (never
                 // stored) and is read again by the partition's next owner.
                 guard !effects.isAbandoned, !effects.isPastAbandonTime, progress.isOpen else {
@@ -580,7 +603,7 @@ final class HandlerLane: Sendable {
                 }
                 let record = item.record
                 guard let handler = item.handler else {
-                    if let send = item.republish { effects.send(send, progress: progress) }
+                    if let send = item.republish { sends.submit(send) }
                     effects.finished()
                     continue
                 }
@@ -595,13 +618,14 @@ final class HandlerLane: Sendable {
                     try await handler(context)
                 }
                 running.withLock { $0 = nil }
-                guard handled != nil else {
-                    effects.abandon()
+                guard handled != nil, progress.isOpen else {
+                    // Given up at the shutdown deadline: the loop ends. Revoked: the partition's next owner has it.
+                    if progress.isOpen { effects.abandon() }
                     effects.finished()
                     continue
                 }
                 if let republish = item.republish {
-                    effects.send(republish, progress: progress)
+                    sends.submit(republish)
                 } else {
                     progress.complete(record.offset)
                     effects.worker.handled.add(1, ordering: .relaxed)
@@ -609,6 +633,7 @@ final class HandlerLane: Sendable {
                 effects.finished()
             }
         }
+        progress.laneStarted { task.cancel() }
         abandonWatch = effects.worker.abandonWatch
         let expire: @Sendable () -> Void = {
             if let location = running.withLock({ $0 }) {
@@ -626,8 +651,18 @@ final class HandlerLane: Sendable {
     }
 
     func enqueue(_ item: HandlerItem) {
-        continuation.yield(item)
+        queued.count.add(1, ordering: .relaxed)
+        if case .terminated = continuation.yield(item) {
+            // The lane's task ended (revoked): the item is dropped like those it left behind.
+            queued.count.subtract(1, ordering: .relaxed)
+            effects.finished()
+        }
     }
+}
+
+/// A handler lane's items enqueued and not yet taken, shared by the lane and its task.
+final class QueuedItems: Sendable {
+    let count = Atomic<Int>(0)
 }
 
 // MARK: - Effects
@@ -706,73 +741,90 @@ final class Effects: Sendable {
         var position: [String: String] { source.position }
     }
 
-    /// Produces `send` without waiting; its delivery report completes `send.offset` in `progress`. A failed
-    /// delivery is retried with backoff (the watermark waits) until it succeeds, the shutdown deadline comes
-    /// (abandoned: never stored), or the error is permanent (the worker ends, exit 70).
-    func send(_ send: Send, progress: PartitionProgress, attempt: Int = 0, counted: Bool = false) {
-        if !counted { active.add(1, ordering: .relaxed) }
+    /// Hands `send` to the producer; `report` gets its delivery report (on the producer's thread). False, and
+    /// nothing produced, once the partition is revoked (``PartitionProgress/beginProduce()``). Orders and
+    /// retries are the caller's (``SendSequence``).
+    func produce(
+        _ send: Send, progress: PartitionProgress, _ report: @escaping @Sendable (Result<KafkaDeliveryReport, any Error>) -> Void
+    ) -> Bool {
+        guard progress.beginProduce() else { return false }
         do {
-            try producer.send(send.record) { [self] result in
-                delivered(send, progress: progress, attempt: attempt, result: result.mapError { $0 as any Error })
+            try producer.send(send.record) { result in
+                progress.endProduce()
+                report(result.mapError { $0 as any Error })
             }
         } catch {
-            delivered(send, progress: progress, attempt: attempt, result: .failure(error))
+            progress.endProduce()
+            report(.failure(error))
         }
+        return true
     }
 
-    private func delivered(_ send: Send, progress: PartitionProgress, attempt: Int, result: Result<KafkaDeliveryReport, any Error>) {
+    /// A send was acknowledged: counted, and its record completed in `progress` (its offset may be stored).
+    func acknowledged(_ send: Send, report: KafkaDeliveryReport, progress: PartitionProgress) {
+        switch send.kind {
+        case .deadLetter(let failure, let halts):
+            worker.metrics.deadLetters.labels(send.topic.name, failure.kind.rawValue).increment()
+            worker.logDeadLetter(failure, at: send.source)
+            if halts {
+                let key = Worker.ReleaseKey(topic: progress.partition.topic, partition: progress.partition.partition, offset: send.offset)
+                let coordinates = DeadLetterCoordinates(topic: report.topic, partition: report.partition, offset: report.offset)
+                worker.control.withLock { $0.deadLettered[key] = coordinates }
+            }
+        case .republish:
+            send.topic.republished?.increment()
+        }
+        progress.complete(send.offset)
+        // A halting record's dead letter makes the halt durable, not the record handled.
+        if case .deadLetter(_, halts: true) = send.kind {} else { worker.handled.add(1, ordering: .relaxed) }
+        finished()
+    }
+
+    /// What becomes of a failed send.
+    enum SendFailure {
+        /// Retried after this long.
+        case retry(Duration)
+        /// Sent again at once as this instead (a dead letter too large to write, without its payload).
+        case replace(Send)
+        /// Never retried: a permanent error (the worker ends, exit 70), the partition was revoked, or the
+        /// shutdown deadline for work in flight comes first. The record stays unstored.
+        case givenUp
+    }
+
+    /// Counts and logs a failed send and decides whether it is retried (with backoff: 100 ms doubling up to 5 s).
+    func failed(_ send: Send, error: any Error, attempt: Int, progress: PartitionProgress) -> SendFailure {
         let what: String
         switch send.kind {
-        case .deadLetter: what = "dead letter"
-        case .republish: what = "republish"
+        case .deadLetter:
+            what = "dead letter"
+            send.topic.deadLetterErrors.increment()
+        case .republish:
+            what = "republish"
+            send.topic.republishErrors.increment()
         }
-        switch result {
-        case .success(let report):
-            switch send.kind {
-            case .deadLetter(let failure, let halts):
-                worker.metrics.deadLetters.labels(send.topic.name, failure.kind.rawValue).increment()
-                worker.logDeadLetter(failure, at: send.source)
-                if halts {
-                    let key = Worker.ReleaseKey(topic: progress.partition.topic, partition: progress.partition.partition, offset: send.offset)
-                    let coordinates = DeadLetterCoordinates(topic: report.topic, partition: report.partition, offset: report.offset)
-                    worker.control.withLock { $0.deadLettered[key] = coordinates }
-                }
-            case .republish:
-                send.topic.republished?.increment()
-            }
-            progress.complete(send.offset)
-            // A halting record's dead letter makes the halt durable, not the record handled.
-            if case .deadLetter(_, halts: true) = send.kind {} else { worker.handled.add(1, ordering: .relaxed) }
-            finished()
-        case .failure(let error):
-            switch send.kind {
-            case .deadLetter: send.topic.deadLetterErrors.increment()
-            case .republish: send.topic.republishErrors.increment()
-            }
-            if let permanent = Self.permanentFailure(send.record, error) {
-                worker.noteError("\(what) failed permanently", send.position.merging(["error": "\(error)", "fix": permanent]) { a, _ in a })
-                fail(WorkerError.fatal("\(what) of \(send.position["kafka.record"] ?? "") failed permanently: \(error). \(permanent)"))
-                finished()
-                return
-            }
-            let delay = Duration.milliseconds(100 * (1 << min(attempt, 6)))
-            let abandonAt = worker.abandonWatch.deadline
-            if isAbandoned || !progress.isOpen || (abandonAt.map { ContinuousClock.now + delay > $0 } ?? false) {
-                logAbandoned(what, send.position)
-                finished()
-                return
-            }
-            worker.noteError("\(what) failed; retrying", send.position.merging(["error": "\(error)"]) { a, _ in a })
-            Task {
-                do {
-                    try await Task.sleep(for: min(delay, .seconds(5)))
-                } catch {
-                    self.finished()
-                    return
-                }
-                self.send(send, progress: progress, attempt: attempt + 1, counted: true)
-            }
+        if case .deadLetter = send.kind, Self.isTooLarge(error), !send.omitsPayload, progress.isOpen {
+            // A dead letter must always be writable: one oversized record must not stop the worker (and again
+            // after every restart). Written without the value; the record stays in the source topic.
+            let reason = "the dead letter with the record (\(send.record.value?.count ?? 0) bytes) is larger than the producer's "
+                + "message.max.bytes or the dead-letter topic's max.message.bytes"
+            worker.noteError("dead letter too large; writing it without the record's value", send.position.merging([
+                "error": "\(error)", "payload.size": String(send.record.value?.count ?? 0),
+            ]) { a, _ in a })
+            return .replace(send.withoutPayload(because: reason))
         }
+        if let permanent = Self.permanentFailure(send.record, error) {
+            worker.noteError("\(what) failed permanently", send.position.merging(["error": "\(error)", "fix": permanent]) { a, _ in a })
+            fail(WorkerError.fatal("\(what) of \(send.position["kafka.record"] ?? "") failed permanently: \(error). \(permanent)"))
+            return .givenUp
+        }
+        let delay = min(Duration.milliseconds(100 * (1 << min(attempt, 6))), .seconds(5))
+        let abandonAt = worker.abandonWatch.deadline
+        if isAbandoned || !progress.isOpen || (abandonAt.map { ContinuousClock.now + delay > $0 } ?? false) {
+            if progress.isOpen { logAbandoned(what, send.position) }
+            return .givenUp
+        }
+        worker.noteError("\(what) failed; retrying", send.position.merging(["error": "\(error)"]) { a, _ in a })
+        return .retry(delay)
     }
 
     /// Runs `body` (in the calling task) until it succeeds, backing off. Returns nil when it gives up: when the
@@ -839,6 +891,9 @@ final class Effects: Sendable {
 }
 
 extension KafkaRecord {
+    /// What the record takes in memory while its outcome is on its way: its value and key.
+    var pendingBytes: Int { (valueCount ?? 0) + withUnsafeKey { $0?.count ?? 0 } }
+
     var recordLocation: RecordLocation { RecordLocation(topic: topic, partition: partition, offset: offset) }
 
     /// The record named as everywhere else: `topic/partition@offset`.

@@ -222,9 +222,16 @@ public final class Worker: Sendable {
     }
 
     /// Registers a partition's watermark (a newer one replaces a revoked one).
-    func register(_ partitionProgress: PartitionProgress) {
-        let old = progress.withLock { $0.updateValue(partitionProgress, forKey: partitionProgress.partition) }
+    /// Registers a new lane's watermark, unless its partition was revoked since `generation` (false): the
+    /// check and the registration are one step against ``rebalanced(_:)``, so a lane is either stale or closed
+    /// by the revocation.
+    func register(_ partitionProgress: PartitionProgress, generation: UInt64, consumer: KafkaConsumer) -> Bool {
+        let (registered, old) = progress.withLock { p -> (Bool, PartitionProgress?) in
+            if consumer.isStale(partitionProgress.partition, generation: generation) { return (false, nil) }
+            return (true, p.updateValue(partitionProgress, forKey: partitionProgress.partition))
+        }
         old?.close()
+        return registered
     }
 
     /// Releases and dead letters of halted records. Lock order: `control`, then `state`.
@@ -474,6 +481,16 @@ public final class Worker: Sendable {
             // Nothing more is stored for these partitions by this member's outstanding work.
             let closed = progress.withLock { p in partitions.compactMap { p.removeValue(forKey: $0) } }
             for c in closed { c.close() }
+            // The revocation completes (and the partition may go to another member, or come back to this one)
+            // only once its handlers have stopped and its sends have their delivery reports: no record runs
+            // twice at once, nothing of it is produced afterwards. Bounded by the shutdown timeout.
+            let deadline = stopSignal.withLock { $0.deadline } ?? .now + .seconds(configuration.shutdownTimeoutSeconds)
+            for c in closed where !c.waitUntilStopped(until: deadline) {
+                logger.warning("revoked partition's work still running at the deadline", [
+                    "kafka.topic": c.partition.topic, "kafka.partition": String(c.partition.partition),
+                    "shutdown.timeout_seconds": String(configuration.shutdownTimeoutSeconds),
+                ])
+            }
             let revoked = Set(partitions)
             let cleared = control.withLock { _ in
                 state.withLock { s -> [KafkaTopicPartition] in

@@ -26,6 +26,16 @@ public struct WorkerConfiguration: Sendable {
     /// seconds' worth); the rest are counted and summed up in one `dead-letter warnings suppressed` line a
     /// second. The DLQ and `switchyard_dead_letters_total` keep every record. 0: summaries only. Default: 10.
     public var deadLetterLogsPerSecond: Int = 10
+    /// How many records of one partition may be pending (read, and not yet committable: on their way, or done
+    /// behind one that is not) before the partition is paused; it resumes below half. A stuck handler or key
+    /// holds only its own partition, and the pending list and what a restart reads again stay bounded.
+    /// Default: 10,000.
+    public var maxPendingRecordsPerPartition: Int = 10_000
+    /// How many bytes (record values and keys) whose outcome is on its way the worker holds, over all its
+    /// partitions, before pausing the partition that goes over its share (this divided by the partitions
+    /// assigned). Default: 128 MiB, within the 512 MiB memory limit of `deploy/kubernetes/base` with the
+    /// consumer's prefetch.
+    public var maxPendingBytes: Int = 128 << 20
     /// librdkafka properties passed through (security.protocol, sasl.*, ssl.*), secrets resolved.
     public var kafka: [String: String]
 
@@ -205,6 +215,14 @@ extension WorkerConfiguration {
             throw ConfigurationError(path: "deadLetterLogsPerSecond", reason: "must be at least 0 (0 writes only the summaries)")
         }
         configuration.deadLetterLogsPerSecond = file.deadLetterLogsPerSecond ?? 10
+        if let records = file.maxPendingRecordsPerPartition {
+            guard records >= 1 else { throw ConfigurationError(path: "maxPendingRecordsPerPartition", reason: "must be at least 1") }
+            configuration.maxPendingRecordsPerPartition = records
+        }
+        if let bytes = file.maxPendingBytes {
+            guard bytes >= 1 else { throw ConfigurationError(path: "maxPendingBytes", reason: "must be at least 1") }
+            configuration.maxPendingBytes = bytes
+        }
         // DeliveryGuarantees.swift: kafka properties the guarantees depend on, message.max.bytes.
         try configuration.validateDeliveryGuarantees()
         if let secret = file.controlTopicSecret {
@@ -257,10 +275,13 @@ struct ConfigFile: Decodable {
     var shutdownTimeoutSeconds: Double?
     var maxRecordBytes: Int?
     var deadLetterLogsPerSecond: Int?
+    var maxPendingRecordsPerPartition: Int?
+    var maxPendingBytes: Int?
     var kafka: [String: String]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case brokers, groupId, clientId, topics, metrics, controlTopic, shutdownTimeoutSeconds, maxRecordBytes, deadLetterLogsPerSecond, kafka
+        case brokers, groupId, clientId, topics, metrics, controlTopic, shutdownTimeoutSeconds, maxRecordBytes, deadLetterLogsPerSecond
+        case maxPendingRecordsPerPartition, maxPendingBytes, kafka
     }
 
     init(from decoder: any Decoder) throws {
@@ -282,6 +303,8 @@ struct ConfigFile: Decodable {
         shutdownTimeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .shutdownTimeoutSeconds)
         maxRecordBytes = try c.decodeIfPresent(Int.self, forKey: .maxRecordBytes)
         deadLetterLogsPerSecond = try c.decodeIfPresent(Int.self, forKey: .deadLetterLogsPerSecond)
+        maxPendingRecordsPerPartition = try c.decodeIfPresent(Int.self, forKey: .maxPendingRecordsPerPartition)
+        maxPendingBytes = try c.decodeIfPresent(Int.self, forKey: .maxPendingBytes)
         kafka = try c.decodeIfPresent([String: String].self, forKey: .kafka)
     }
 

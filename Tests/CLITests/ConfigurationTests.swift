@@ -86,6 +86,31 @@ import SwitchyardCatalog
         #expect(error.description == #"kafka["sasl.password"]: environment variable PW is not set"#)
     }
 
+    /// Every name librdkafka reads as a setting the worker owns is refused, naming the key as written and the
+    /// property librdkafka would set; properties the worker does not own pass, with or without the prefix.
+    @Test func kafkaPropertiesTheWorkerOwnsAreRefusedUnderEveryName() {
+        func kafka(_ key: String, _ value: String) -> String {
+            Self.error(#"{"brokers":"k","groupId":"g","topics":{"a":{"catalog":"feeds"}},"kafka":{"\#(key)":"\#(value)"}}"#)
+        }
+        let aliases: [(String, String)] = [
+            ("topic.auto.offset.reset", "auto.offset.reset"), ("topic.topic.auto.offset.reset", "auto.offset.reset"),
+            ("topic.offset.store.method", "offset.store.method"), ("auto.commit.enable", "enable.auto.commit"),
+            ("topic.auto.commit.enable", "enable.auto.commit"), ("topic.enable.auto.commit", "enable.auto.commit"),
+            ("request.required.acks", "acks"), ("topic.request.required.acks", "acks"), ("topic.acks", "acks"),
+            ("Auto.Offset.Reset", "auto.offset.reset"), (" topic.auto.offset.reset ", "auto.offset.reset"),
+            ("topic.queuing.strategy", "queuing.strategy"),
+        ]
+        for (key, property) in aliases {
+            #expect(kafka(key, "x").hasPrefix(#"kafka["\#(key)"]: cannot be set (librdkafka reads it as \#(property)): "#), "\(key)")
+        }
+        for key in WorkerConfiguration.guaranteedKafkaProperties.keys {
+            #expect(kafka(key, "x").hasPrefix(#"kafka["\#(key)"]: cannot be set: "#), "\(key)")
+        }
+        for key in ["topic.metadata.refresh.interval.ms", "auto.commit.interval.ms", "security.protocol", "linger.ms"] {
+            #expect(kafka(key, "1") == "accepted", "\(key)")
+        }
+    }
+
     @Test func environmentOverridesBrokersAndGroup() throws {
         let config = try WorkerConfiguration.parse(Array(Self.minimal.utf8), catalogs: CatalogRegistry(Catalog.shipped), environment: ["SWITCHYARD_BROKERS": "a:1,b:2", "SWITCHYARD_GROUP_ID": "blue"])
         #expect(config.brokers == "a:1,b:2" && config.groupId == "blue")

@@ -139,6 +139,31 @@ struct FaultTests {
         #expect(try await harness.committed([KafkaTopicPartition(topic: "feeds", partition: 0)])[KafkaTopicPartition(topic: "feeds", partition: 0)] == 40)
     }
 
+    /// A send that fails is retried before the sends after it go out: the republished records of a partition
+    /// stay in offset order through non-retriable produce errors.
+    @Test func republishedRecordsKeepTheirOrderThroughProduceErrors() async throws {
+        let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1, "feeds.out": 1])
+        let count = 300
+        for i in 0..<count { try await harness.produce("feeds", partition: 0, value: Self.good, key: "k-\(i)") }
+        harness.broker.pushRequestErrors(.produce, Array(repeating: .topicAuthorizationFailed, count: 6))
+        let worker = try RunningWorker(Self.configuration(harness))
+        try await eventually(.seconds(120), "all acknowledged") {
+            worker.counter("switchyard_republished_total", ["topic": "feeds", "target": "feeds.out"]) == Int64(count)
+        }
+        try await worker.stop()
+        let out = try await harness.readAll("feeds.out", count: count)
+        let offsets = out.compactMap { record in
+            record.headers.first { $0.name == DeadLetterHeaders.republishedFrom }.flatMap { $0.value }
+                .flatMap { Int(String(decoding: $0, as: UTF8.self).split(separator: "/").last ?? "") }
+        }
+        let inversions = zip(offsets, offsets.dropFirst()).filter { $0 > $1 }.count
+        let errors = worker.counter("switchyard_republish_errors_total", ["topic": "feeds"])
+        print("FIGURE produce errors: \(count) records, \(errors) failed sends, \(inversions) adjacent inversions in feeds.out")
+        #expect(errors >= 1, "the injected errors reached the worker")
+        #expect(Set(offsets).count == count, "every record republished")
+        #expect(inversions == 0, "feeds.out out of order: \(inversions) adjacent inversions")
+    }
+
     @Test func fetchRequestErrors() async throws {
         let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1, "feeds.out": 1])
         let keys = try await Self.produce(harness, count: 40, partitions: 1)

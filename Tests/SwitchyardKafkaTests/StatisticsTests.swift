@@ -9,13 +9,17 @@ import Testing
     @Test func lagPerPartitionSkipsTheUnassignedPartitionAndUnknownLag() throws {
         let json = Data("""
             {"name": "c#consumer-1", "topics": {"feeds": {"partitions": {
-                "0": {"consumer_lag": 12}, "1": {"consumer_lag": -1}, "-1": {"consumer_lag": 5}, "2": {"consumer_lag": 0}
+                "0": {"consumer_lag": 12}, "1": {"consumer_lag": -1}, "-1": {"consumer_lag": 5}, "2": {"consumer_lag": 0},
+                "4": {"consumer_lag": -1, "committed_offset": -1001, "lo_offset": 4, "hi_offset": 31, "ls_offset": 30},
+                "5": {"consumer_lag": -1, "committed_offset": -1001, "lo_offset": -1, "hi_offset": -1, "ls_offset": -1}
             }}, "other": {"partitions": {"3": {"consumer_lag": 7}}}}}
             """.utf8)
         let statistics = try RDKafkaStatistics(json: json)
         #expect(statistics.consumerLag == [
             KafkaTopicPartition(topic: "feeds", partition: 0): 12,
             KafkaTopicPartition(topic: "feeds", partition: 2): 0,
+            // Nothing committed yet: the last stable offset minus the log's start.
+            KafkaTopicPartition(topic: "feeds", partition: 4): 26,
             KafkaTopicPartition(topic: "other", partition: 3): 7,
         ])
     }

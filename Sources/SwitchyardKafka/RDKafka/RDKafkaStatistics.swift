@@ -4,8 +4,8 @@ import Foundation
 ///
 /// Not a hot path (one document every few seconds), so Foundation's `JSONSerialization` is fine.
 struct RDKafkaStatistics: Sendable {
-    /// Consumer lag per partition (`consumer_lag`: high watermark minus the consumer's position), only for
-    /// partitions with a known lag.
+    /// Consumer lag per partition (`consumer_lag`: the high watermark, or the last stable offset, minus the
+    /// committed offset; before the first commit, minus the log's start), only for partitions with a known lag.
     var consumerLag: [KafkaTopicPartition: Int64]
 
     /// Reads the lag out of one statistics document.
@@ -22,10 +22,20 @@ struct RDKafkaStatistics: Sendable {
             guard let partitions = (topicValue as? [String: Any])?["partitions"] as? [String: Any] else { continue }
             for (partitionKey, partitionValue) in partitions {
                 // "-1" is librdkafka's internal unassigned partition.
-                guard let partition = Int32(partitionKey), partition >= 0,
-                    let fields = partitionValue as? [String: Any],
-                    let value = (fields["consumer_lag"] as? NSNumber)?.int64Value, value >= 0
-                else { continue }
+                guard let partition = Int32(partitionKey), partition >= 0, let fields = partitionValue as? [String: Any] else { continue }
+                func number(_ name: String) -> Int64? { (fields[name] as? NSNumber)?.int64Value }
+                let value: Int64
+                if let consumerLag = number("consumer_lag"), consumerLag >= 0 {
+                    value = consumerLag
+                } else if let committed = number("committed_offset"), committed < 0, let low = number("lo_offset"), low >= 0,
+                    let high = number("ls_offset").flatMap({ $0 >= 0 ? $0 : nil }) ?? number("hi_offset"), high >= low
+                {
+                    // librdkafka reports no lag (-1) before the group's first commit of the partition: the group
+                    // then starts at the log's start (auto.offset.reset=earliest), so everything in it is lag.
+                    value = high - low
+                } else {
+                    continue
+                }
                 lag[KafkaTopicPartition(topic: topic, partition: partition)] = value
             }
         }
