@@ -26,8 +26,18 @@ public struct WorkerConfiguration: Sendable {
     /// seconds' worth); the rest are counted and summed up in one `dead-letter warnings suppressed` line a
     /// second. The DLQ and `switchyard_dead_letters_total` keep every record. 0: summaries only. Default: 10.
     public var deadLetterLogsPerSecond: Int = 10
-    /// librdkafka properties passed through (security.protocol, sasl.*, ssl.*), secrets resolved.
+    /// librdkafka properties passed through to the consumer and the producer (security.protocol, sasl.*,
+    /// ssl.*), secrets resolved.
     public var kafka: [String: String]
+    /// librdkafka properties for the consumer only (`fetch.*`, `max.poll.interval.ms`, …), on top of ``kafka``.
+    /// Default: none.
+    public var kafkaConsumer: [String: String] = [:]
+    /// librdkafka properties for the producer only (`linger.ms`, `compression.type`, …), on top of ``kafka``.
+    /// Default: none.
+    public var kafkaProducer: [String: String] = [:]
+    /// The team's own section of the file (`"service": {…}`), verbatim: Switchyard does not read it; the
+    /// handler factory does (``service(as:)``). Nil when the file has none.
+    public var service: RawJSON?
 
     /// The default of ``maxRecordBytes``: 1 MiB (`replay` uses it too, so a record the worker would fail fails there).
     public static let defaultMaxRecordBytes = 1 << 20
@@ -50,6 +60,25 @@ public struct WorkerConfiguration: Sendable {
         self.maxRecordBytes = maxRecordBytes
         self.kafka = kafka
         self.controlTopicSecret = nil
+        // One default for the file and for Swift: a topic without a dead-letter topic uses `<topic>.dlq`.
+        for (name, topic) in topics where topic.deadLetterTopic.isEmpty {
+            self.topics[name]?.deadLetterTopic = "\(name).dlq"
+        }
+    }
+
+    /// Decodes the team's ``service`` section as `T` (with Foundation's `JSONDecoder`).
+    ///
+    /// - Throws: ``ConfigurationError`` naming the path under `service` (exit 78 from the command line); when
+    ///   the file has no `service` section, `T` is decoded from `{}`.
+    public func service<T: Decodable>(as type: T.Type) throws(ConfigurationError) -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(service?.bytes ?? Array("{}".utf8)))
+        } catch let error as DecodingError {
+            let failure = DecodeFailure(error, type: nil)
+            throw ConfigurationError(path: failure.path.isEmpty ? "service" : "service.\(failure.path)", reason: failure.message)
+        } catch {
+            throw ConfigurationError(path: "service", reason: "\(error)")
+        }
     }
 }
 
@@ -84,7 +113,7 @@ public struct TopicConfiguration: Sendable, Equatable {
     public var policy: TopicPolicy
     /// Default: halt for strict topics, deadLetter for lenient ones.
     public var onFailure: OnFailure
-    /// Default: `<topic>.dlq`.
+    /// Default: `<topic>.dlq` (an empty name is replaced by it when the ``WorkerConfiguration`` is made).
     public var deadLetterTopic: String
     /// Where decoded events are republished; nil for none.
     public var republishTo: String?
@@ -92,18 +121,23 @@ public struct TopicConfiguration: Sendable, Equatable {
     public var republishMode: RepublishMode
     /// How handlers run within a partition. Default: partition.
     public var ordering: Ordering
+    /// How handler errors are retried and what happens when retries run out. Default: ``RetryPolicy/init(attempts:initialBackoff:maxBackoff:onExhausted:)``'s.
+    public var retry: RetryPolicy
 
+    /// A topic of `catalog`; `deadLetterTopic` nil (or empty) is `<topic>.dlq`.
     public init(
-        catalog: Catalog, policy: TopicPolicy? = nil, onFailure: OnFailure? = nil, deadLetterTopic: String,
-        republishTo: String? = nil, republishMode: RepublishMode = .canonical, ordering: Ordering = .partition
+        catalog: Catalog, policy: TopicPolicy? = nil, onFailure: OnFailure? = nil, deadLetterTopic: String? = nil,
+        republishTo: String? = nil, republishMode: RepublishMode = .canonical, ordering: Ordering = .partition,
+        retry: RetryPolicy = RetryPolicy()
     ) {
         self.catalog = catalog
         self.policy = policy ?? catalog.defaultPolicy
         self.onFailure = onFailure ?? (self.policy == .strict ? .halt : .deadLetter)
-        self.deadLetterTopic = deadLetterTopic
+        self.deadLetterTopic = deadLetterTopic ?? ""
         self.republishTo = republishTo
         self.republishMode = republishMode
         self.ordering = ordering
+        self.retry = retry
     }
 }
 
@@ -180,6 +214,14 @@ extension WorkerConfiguration {
         for (key, value) in file.kafka ?? [:] {
             kafka[key] = try resolveSecret(value, key: key, environment: environment)
         }
+        var kafkaConsumer: [String: String] = [:]
+        for (key, value) in file.kafkaConsumer ?? [:] {
+            kafkaConsumer[key] = try resolveSecret(value, key: key, environment: environment)
+        }
+        var kafkaProducer: [String: String] = [:]
+        for (key, value) in file.kafkaProducer ?? [:] {
+            kafkaProducer[key] = try resolveSecret(value, key: key, environment: environment)
+        }
         var topics: [String: TopicConfiguration] = [:]
         for (name, topic) in file.topics {
             guard let catalog = catalogs[topic.catalog] else {
@@ -188,7 +230,8 @@ extension WorkerConfiguration {
             topics[name] = TopicConfiguration(
                 catalog: catalog, policy: topic.policy, onFailure: topic.onFailure,
                 deadLetterTopic: topic.deadLetterTopic ?? "\(name).dlq", republishTo: topic.republishTo,
-                republishMode: topic.republishMode ?? .canonical, ordering: topic.ordering ?? .partition)
+                republishMode: topic.republishMode ?? .canonical, ordering: topic.ordering ?? .partition,
+                retry: try topic.retry?.policy(path: "topics.\(name).retry") ?? RetryPolicy())
             if topic.deadLetterTopic == name || topic.republishTo == name {
                 throw ConfigurationError(path: "topics.\(name)", reason: "a topic cannot dead-letter or republish to itself")
             }
@@ -205,6 +248,9 @@ extension WorkerConfiguration {
             throw ConfigurationError(path: "deadLetterLogsPerSecond", reason: "must be at least 0 (0 writes only the summaries)")
         }
         configuration.deadLetterLogsPerSecond = file.deadLetterLogsPerSecond ?? 10
+        configuration.kafkaConsumer = kafkaConsumer
+        configuration.kafkaProducer = kafkaProducer
+        configuration.service = file.service
         // DeliveryGuarantees.swift: kafka properties the guarantees depend on, message.max.bytes.
         try configuration.validateDeliveryGuarantees()
         if let secret = file.controlTopicSecret {
@@ -258,9 +304,13 @@ struct ConfigFile: Decodable {
     var maxRecordBytes: Int?
     var deadLetterLogsPerSecond: Int?
     var kafka: [String: String]?
+    var kafkaConsumer: [String: String]?
+    var kafkaProducer: [String: String]?
+    var service: RawJSON?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case brokers, groupId, clientId, topics, metrics, controlTopic, shutdownTimeoutSeconds, maxRecordBytes, deadLetterLogsPerSecond, kafka
+        case kafkaConsumer, kafkaProducer, service
     }
 
     init(from decoder: any Decoder) throws {
@@ -283,6 +333,9 @@ struct ConfigFile: Decodable {
         maxRecordBytes = try c.decodeIfPresent(Int.self, forKey: .maxRecordBytes)
         deadLetterLogsPerSecond = try c.decodeIfPresent(Int.self, forKey: .deadLetterLogsPerSecond)
         kafka = try c.decodeIfPresent([String: String].self, forKey: .kafka)
+        kafkaConsumer = try c.decodeIfPresent([String: String].self, forKey: .kafkaConsumer)
+        kafkaProducer = try c.decodeIfPresent([String: String].self, forKey: .kafkaProducer)
+        service = try c.decodeIfPresent(RawJSON.self, forKey: .service)
     }
 
     struct Topic: Decodable {
@@ -293,9 +346,10 @@ struct ConfigFile: Decodable {
         var republishTo: String?
         var republishMode: TopicConfiguration.RepublishMode?
         var ordering: TopicConfiguration.Ordering?
+        var retry: Retry?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case catalog, policy, onFailure, deadLetterTopic, republishTo, republishMode, ordering
+            case catalog, policy, onFailure, deadLetterTopic, republishTo, republishMode, ordering, retry
         }
 
         init(from decoder: any Decoder) throws {
@@ -308,6 +362,35 @@ struct ConfigFile: Decodable {
             republishTo = try c.decodeIfPresent(String.self, forKey: .republishTo)
             republishMode = try c.contains(.republishMode) ? choice(c, .republishMode) : nil
             ordering = try c.contains(.ordering) ? choice(c, .ordering) : nil
+            retry = try c.decodeIfPresent(Retry.self, forKey: .retry)
+        }
+    }
+
+    struct Retry: Decodable {
+        var attempts: Int?
+        var initialBackoffMilliseconds: Int?
+        var maxBackoffMilliseconds: Int?
+        var onExhausted: RetryPolicy.Exhausted?
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case attempts, initialBackoffMilliseconds, maxBackoffMilliseconds, onExhausted }
+
+        init(from decoder: any Decoder) throws {
+            try rejectUnknownKeys(decoder, CodingKeys.self)
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            attempts = try c.decodeIfPresent(Int.self, forKey: .attempts)
+            initialBackoffMilliseconds = try c.decodeIfPresent(Int.self, forKey: .initialBackoffMilliseconds)
+            maxBackoffMilliseconds = try c.decodeIfPresent(Int.self, forKey: .maxBackoffMilliseconds)
+            onExhausted = try c.contains(.onExhausted) ? choice(c, .onExhausted) : nil
+        }
+
+        /// The policy, the file's omissions filled with ``RetryPolicy``'s defaults.
+        func policy(path: String) throws(ConfigurationError) -> RetryPolicy {
+            var policy = RetryPolicy(onExhausted: onExhausted)
+            if let attempts { policy.attempts = attempts }
+            if let initialBackoffMilliseconds { policy.initialBackoff = .milliseconds(initialBackoffMilliseconds) }
+            if let maxBackoffMilliseconds { policy.maxBackoff = .milliseconds(maxBackoffMilliseconds) }
+            try policy.validate(path: path)
+            return policy
         }
     }
 

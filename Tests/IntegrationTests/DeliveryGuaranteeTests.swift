@@ -106,11 +106,13 @@ struct DeliveryGuaranteeTests {
             #expect(status == 78, "kafka[\"\(key)\"]")
             #expect(process.stderr.contains("kafka[\"\(key)\"]"), "the message names the key: \(process.stderr.suffix(400))")
         }
-        // The library refuses them too, before connecting.
+        // The library refuses them too, when the worker is made.
         var config = harness.configuration(["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")])
         config.kafka["enable.auto.offset.store"] = "true"
-        let worker = try Worker(configuration: config, logger: Logger(handler: InMemoryLogHandler()))
-        await #expect(throws: WorkerError.self) { try await withDeadline(.seconds(20), "run") { try await worker.run() } }
+        #expect(throws: WorkerError.self) { try Worker(configuration: config, logger: Logger(handler: InMemoryLogHandler())) }
+        config.kafka = [:]
+        config.kafkaConsumer["enable.auto.commit"] = "false"
+        #expect(throws: WorkerError.self) { try Worker(configuration: config, logger: Logger(handler: InMemoryLogHandler())) }
     }
 
     // MARK: - 2. Cancelling run()
