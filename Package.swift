@@ -113,7 +113,7 @@ let package = Package(
         .testTarget(name: "IntegrationTests", dependencies: ["Switchyard", "SwitchyardTestSupport", "SwitchyardCatalog"]),
         .testTarget(name: "SwitchyardMetricsTests", dependencies: ["SwitchyardMetrics"]),
         /// The worker's pure parts without a broker: the record decision table.
-        .testTarget(name: "SwitchyardTests", dependencies: ["Switchyard"]),
+        .testTarget(name: "SwitchyardTests", dependencies: ["Switchyard", "SwitchyardCatalog", "SwitchyardKafka"]),
         /// The generator: one test per keyword and per error, determinism, the checked-in catalogs up to date.
         .testTarget(name: "CodegenTests", dependencies: ["SwitchyardCodegenCore"]),
         /// Fuzz invariants on the seed corpus, adversarial inputs, label caps and redaction (issue 8).
