@@ -6,7 +6,8 @@ import Synchronization
 
 /// What a handler decided for its record.
 ///
-/// A handler either returns one of these or throws. A thrown error is retried per the topic's
+/// A handler registered with ``EventHandlers/handle(_:_:)`` returns one of these (one registered with
+/// ``EventHandlers/on(_:_:)`` returns nothing: handled), or throws. A thrown error is retried per the topic's
 /// ``RetryPolicy`` (``HandlerErrors/isRetryable(_:)`` says which errors are); ``RecordRejected`` is the thrown
 /// form of ``deadLetter(kind:reason:)``.
 public enum HandlerOutcome: Sendable, Hashable {
@@ -87,7 +88,7 @@ public enum HandlerErrors {
 ///
 /// ```swift
 /// var handlers = EventHandlers()
-/// handlers.on(OrderPlaced.self) { order, context in
+/// handlers.handle(OrderPlaced.self) { order, context in
 ///     guard !order.items.isEmpty else { return .deadLetter(kind: "emptyOrder", reason: "an order without items") }
 ///     try await inventory.reserve(order)                        // a thrown error is retried (RetryPolicy)
 ///     try context.publish(OrderReserved(order), to: "orders.reserved", key: context.key)
@@ -117,10 +118,10 @@ public struct EventHandlers: Sendable {
     public init() {}
 
     /// Runs `handler` for every decoded event of type `E`; what it returns decides the record's outcome.
-    // Disfavoured: a closure without a `return` (the common case) is the `Void` overload's; one that returns an
-    // outcome cannot be, and is this one's.
-    @_disfavoredOverload
-    public mutating func on<E: Event>(
+    ///
+    /// (A name of its own, not an overload of ``on(_:_:)``: a one-line closure that returns an outcome would
+    /// otherwise fit the `Void` overload too, with its outcome dropped.)
+    public mutating func handle<E: Event>(
         _ type: E.Type, _ handler: @escaping @Sendable (E, RecordContext) async throws -> HandlerOutcome
     ) {
         let key = ObjectIdentifier(E.self)
@@ -132,17 +133,18 @@ public struct EventHandlers: Sendable {
         }
     }
 
-    /// Runs `handler` for every decoded event of type `E`; returning is ``HandlerOutcome/handled``.
+    /// Runs `handler` for every decoded event of type `E`; returning is ``HandlerOutcome/handled`` (throw
+    /// ``RecordRejected`` to dead-letter the record).
     public mutating func on<E: Event>(_ type: E.Type, _ handler: @escaping @Sendable (E, RecordContext) async throws -> Void) {
-        on(type) { (event: E, context: RecordContext) async throws -> HandlerOutcome in
+        handle(type) { (event: E, context: RecordContext) async throws -> HandlerOutcome in
             try await handler(event, context)
             return .handled
         }
     }
 
-    /// Runs `handler` for every event with an unrecognised tag on a lenient topic.
-    @_disfavoredOverload
-    public mutating func onUnknown(
+    /// Runs `handler` for every event with an unrecognised tag on a lenient topic; what it returns decides the
+    /// record's outcome.
+    public mutating func handleUnknown(
         _ handler: @escaping @Sendable (_ type: String, _ raw: RawJSON, RecordContext) async throws -> HandlerOutcome
     ) {
         if unknownHandler != nil { duplicates.append("onUnknown") }
@@ -152,7 +154,7 @@ public struct EventHandlers: Sendable {
     /// Runs `handler` for every event with an unrecognised tag on a lenient topic; returning is
     /// ``HandlerOutcome/handled``.
     public mutating func onUnknown(_ handler: @escaping @Sendable (_ type: String, _ raw: RawJSON, RecordContext) async throws -> Void) {
-        onUnknown { (type: String, raw: RawJSON, context: RecordContext) async throws -> HandlerOutcome in
+        handleUnknown { (type: String, raw: RawJSON, context: RecordContext) async throws -> HandlerOutcome in
             try await handler(type, raw, context)
             return .handled
         }

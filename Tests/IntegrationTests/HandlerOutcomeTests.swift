@@ -20,7 +20,7 @@ struct HandlerOutcomeTests {
         for key in keys { try await harness.produce("feeds", partition: 0, value: Self.liked, key: key) }
         let flakyAttempts = Locked<[Int]>([])
         var handlers = EventHandlers()
-        handlers.on(PostLiked.self) { event, context in
+        handlers.handle(PostLiked.self) { event, context in
             let key = String(decoding: context.key ?? [], as: UTF8.self)
             switch key {
             case "reject":
