@@ -70,8 +70,9 @@ let package = Package(
         .executableTarget(name: "payments-ledger", dependencies: ["Switchyard", "SwitchyardCatalog"], path: "Examples/PaymentsLedger"),
         /// Benchmarks (run with -c release by `make bench`).
         .executableTarget(name: "switchyard-bench", dependencies: ["Switchyard", "CSimdjsonBench", "SwitchyardCatalog"]),
-        /// The worker with a handler that sleeps per record, for the worker benchmark's slow-handler rows.
-        .executableTarget(name: "switchyard-bench-worker", dependencies: ["Switchyard", "SwitchyardCatalog"]),
+        /// The worker with a handler that sleeps per record (the worker benchmark's slow-handler rows) or publishes
+        /// one event per record (the handler-publish benchmark).
+        .executableTarget(name: "switchyard-bench-worker", dependencies: ["Switchyard", "SwitchyardCatalog", "SwitchyardKafka"]),
         /// The worker benchmark's librdkafka floor: a C consumer that only polls and reads each record.
         .executableTarget(name: "switchyard-bench-floor", linkerSettings: [.linkedLibrary("rdkafka")]),
         /// Writes N seeded corpus records (NDJSON or kcat -J envelopes), for scripts/replay-memory.sh.

@@ -30,7 +30,10 @@ let package = Package(
         /// running its handlers, with its own `stock` subcommand.
         .executableTarget(
             name: "orders-switchyard",
-            dependencies: ["Orders", .product(name: "SwitchyardCLI", package: "Switchyard")]
+            dependencies: [
+                "Orders", .product(name: "SwitchyardCLI", package: "Switchyard"),
+                .product(name: "SwitchyardHTTP", package: "Switchyard"),
+            ]
         ),
         .testTarget(
             name: "OrdersTests",

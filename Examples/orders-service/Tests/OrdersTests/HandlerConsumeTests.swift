@@ -111,7 +111,7 @@ struct HandlerConsumeTests {
         let stock = try await ordersSwitchyard(["stock", "--inventory", inventory.url, "SKU-TEA-01", "SKU-GONE"])
         #expect(stock.exitCode == 1 && stock.stdoutLines == ["SKU-TEA-01\t7", "SKU-GONE\tunknown"], "\(stock)")
         let help = try await ordersSwitchyard(["--help"])
-        #expect(help.stdout.contains("stock") && help.stdout.contains("consume"))
+        #expect(help.stdout.contains("stock") && help.stdout.contains("inventory-stub") && help.stdout.contains("consume"))
         let usage = try await ordersSwitchyard(["stock", "SKU-TEA-01"])
         #expect(usage.exitCode == 64 && usage.stderr.contains("--inventory"), "\(usage)")
     }
