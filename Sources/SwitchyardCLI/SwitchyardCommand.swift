@@ -20,13 +20,23 @@ import Switchyard
 /// the handlers the factory makes from the loaded configuration.
 public enum SwitchyardCommand {
     /// The catalogs of the running command line.
-    @TaskLocal public static var catalogs = CatalogRegistry([Catalog]())
+    public static var catalogs: CatalogRegistry { invocation.catalogs }
 
     /// The handler factory of the running command line (nil: `consume` runs no handlers).
-    @TaskLocal public static var handlers: HandlerFactory?
+    public static var handlers: HandlerFactory? { invocation.handlers }
 
     /// The team's own subcommands of the running command line.
-    @TaskLocal static var commands = CommandList([])
+    static var commands: CommandList { invocation.commands }
+
+    /// What the running command line was given. One task-local value, not one per item: nested
+    /// `withValue` calls crashed the release build (`swift_task_localValuePush`).
+    @TaskLocal static var invocation = Invocation(catalogs: CatalogRegistry([Catalog]()), handlers: nil, commands: CommandList([]))
+
+    struct Invocation: Sendable {
+        var catalogs: CatalogRegistry
+        var handlers: HandlerFactory?
+        var commands: CommandList
+    }
 
     /// Runs the command line of this process and exits with its exit code.
     ///
@@ -53,12 +63,9 @@ public enum SwitchyardCommand {
             printError("error: internal: the subcommand '\(clash.spec.path[0])' is built in; give yours another name")
             return ExitCode.software.rawValue
         }
-        return await $catalogs.withValue(CatalogRegistry(catalogs)) {
-            await $handlers.withValue(handlers) {
-                await $commands.withValue(CommandList(commands)) {
-                    await Root.main(arguments)
-                }
-            }
+        let invocation = Invocation(catalogs: CatalogRegistry(catalogs), handlers: handlers, commands: CommandList(commands))
+        return await $invocation.withValue(invocation) {
+            await Root.main(arguments)
         }
     }
 }
