@@ -111,7 +111,7 @@ let package = Package(
         /// Integration tests over TCP against the embedded broker (and kcat against `switchyard broker`).
         .testTarget(name: "SwitchyardKafkaTests", dependencies: ["SwitchyardKafka", "SwitchyardTestSupport"]),
         /// The worker end to end on the embedded broker: policies, dead letters, halts, faults.
-        .testTarget(name: "IntegrationTests", dependencies: ["Switchyard", "SwitchyardTestSupport", "SwitchyardCatalog"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["Switchyard", "SwitchyardTestSupport", "SwitchyardCatalog", "SwitchyardHTTP"]),
         .testTarget(name: "SwitchyardMetricsTests", dependencies: ["SwitchyardMetrics"]),
         /// The worker's pure parts without a broker: the record decision table.
         .testTarget(name: "SwitchyardTests", dependencies: ["Switchyard", "SwitchyardCatalog", "SwitchyardKafka"]),

@@ -1,6 +1,7 @@
 import Foundation
 import Switchyard
 import SwitchyardCatalog
+import SwitchyardHTTP
 import SwitchyardKafka
 import SwitchyardTestSupport
 import Testing
@@ -70,7 +71,7 @@ struct HandlerOutcomeTests {
     }
 
     @Test func exhaustedRetriesHaltAStrictPartitionAtTheRecord() async throws {
-        let harness = try Harness(topics: ["payments": 1, "payments.dlq": 1])
+        let harness = try Harness(topics: ["payments": 1, "payments.dlq": 1, "feeds": 1])
         for _ in 0..<3 { try await harness.produce("payments", partition: 0, value: Self.captured) }
         let calls = Locked(0)
         var handlers = EventHandlers()
@@ -80,8 +81,13 @@ struct HandlerOutcomeTests {
         }
         var topic = TopicConfiguration(catalog: .payments, deadLetterTopic: "payments.dlq")
         topic.retry = RetryPolicy(attempts: 4, initialBackoff: .milliseconds(400), maxBackoff: .milliseconds(400))
-        let worker = try RunningWorker(harness.configuration(["payments": topic]), handlers: handlers)
+        let worker = try RunningWorker(
+            harness.configuration(["payments": topic, "feeds": TopicConfiguration(catalog: .feeds)]), handlers: handlers)
         let partition = KafkaTopicPartition(topic: "payments", partition: 0)
+        // At start: the topic no handler reaches is named, the other is not.
+        try await eventually(.seconds(30), "started") { worker.worker.status.phase == .running }
+        let idle = worker.logs.entries.filter { $0.message.hasPrefix("topic has no handler and no republish target") }
+        #expect(idle.map { $0.metadata["kafka.topic"] } == ["feeds"])
         // While it is retried: in /status, and the partition's gauge is 1.
         try await eventually(.seconds(60), "retrying visible") { !worker.worker.status.retrying.isEmpty }
         let retrying = try #require(worker.worker.status.retrying.first)
@@ -101,6 +107,32 @@ struct HandlerOutcomeTests {
         #expect(calls.withLock { $0 } == 5, "offset 0 once, offset 1 four times, offset 2 never")
         let status = String(decoding: worker.worker.status.json(configuration: worker.worker.configuration).bytes, as: UTF8.self)
         #expect(status.contains(#""kind":"handlerFailed""#), "\(status)")
+        try await worker.stop()
+    }
+
+    @Test func aRecordRetriedForLongMakesTheWorkerNotReadyUntilItSucceeds() async throws {
+        let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1])
+        try await harness.produce("feeds", partition: 0, value: Self.liked, key: "k")
+        let failing = Locked(true)
+        var handlers = EventHandlers()
+        handlers.on(PostLiked.self) { _, _ in if failing.withLock({ $0 }) { throw Unavailable() } }
+        var topic = TopicConfiguration(catalog: .feeds)
+        topic.retry = RetryPolicy(attempts: 1_000, initialBackoff: .milliseconds(500), maxBackoff: .milliseconds(500))
+        let worker = try RunningWorker(harness.configuration(["feeds": topic]), handlers: handlers)
+        let readyz = try #require(worker.worker.routes.handler(for: "/readyz"))
+        try await eventually(.seconds(60), "ready, then retrying") {
+            !worker.worker.status.retrying.isEmpty && readyz(HTTPRequest(path: "/readyz")).status == .ok
+        }
+        try await eventually(.seconds(60), "not ready once retried for \(RetryPolicy.stuckAfter)") {
+            readyz(HTTPRequest(path: "/readyz")).status == .serviceUnavailable
+        }
+        let body = String(decoding: readyz(HTTPRequest(path: "/readyz")).body, as: UTF8.self)
+        #expect(body.hasPrefix("retrying feeds/0@0 (attempt "), "\(body)")
+        failing.withLock { $0 = false }
+        try await eventually(.seconds(30), "ready again") {
+            readyz(HTTPRequest(path: "/readyz")).status == .ok && worker.worker.status.retrying.isEmpty
+        }
+        #expect(worker.metrics.gauge("switchyard_partition_retrying", ["topic": "feeds", "partition": "0"]) == 0)
         try await worker.stop()
     }
 
