@@ -47,6 +47,7 @@ public struct WorkerError: Error, Sendable, CustomStringConvertible {
 
 /// Why a partition is halted.
 public struct HaltInfo: Sendable {
+    /// The halted record's offset: the group resumes at it.
     public var offset: Int64
     /// The decode failure; for a record whose handler failed, its ``kind`` and the handler's error (in `message`).
     public var failure: DecodeFailure
@@ -93,25 +94,34 @@ public typealias DeadLetterCoordinates = RecordLocation
 
 /// A recent problem, for `/status` (no record values).
 public struct RecentError: Sendable {
+    /// When it happened.
     public var at: Timestamp
+    /// What happened (constant text).
     public var message: String
+    /// Where (`kafka.record`, …) and the error, without record values.
     public var metadata: [String: String]
 }
 
 /// What the worker is doing: what `/status`, `/readyz` and tests read.
 public struct WorkerStatus: Sendable {
+    /// Where the worker is in its life.
     public var phase: Phase = .starting
+    /// The partitions this member owns.
     public var assignment: [KafkaTopicPartition] = []
+    /// Halted partitions and why.
     public var halted: [KafkaTopicPartition: HaltInfo] = [:]
     /// Records whose handler failed and is being retried (or waits for its next attempt).
     public var retrying: [RecordLocation: RetryInfo] = [:]
+    /// Records behind the high watermark, per owned partition.
     public var lag: [KafkaTopicPartition: Int64] = [:]
+    /// The last 20 problems.
     public var recentErrors: [RecentError] = []
     /// Records whose outcome is durable: handled, dead-lettered, republished or skipped (tombstones, releases).
     public var processed = 0
     /// Whether a rebalance has completed since start (the member joined its group).
     public var joined = false
 
+    /// Starting (connecting), running, stopping (draining), stopped, or failed (`run()` threw).
     public enum Phase: String, Sendable {
         case starting, running, stopping, stopped, failed
     }
@@ -189,9 +199,12 @@ public struct WorkerStatus: Sendable {
 /// The deployed job: consumes the configured topics in a group, decodes, applies each topic's policy,
 /// dead-letters, republishes, and stores offsets only once a record's outcome is durable.
 public final class Worker: Sendable {
+    /// The configuration it runs (validated; dead-letter topics filled in).
     public let configuration: WorkerConfiguration
+    /// Its metric families (what `/metrics` renders).
     public let metrics: WorkerMetrics
     let handlers: EventHandlers
+    /// Where the worker logs (and the handlers' contexts, with each record's metadata).
     public let logger: Logger
     let kafkaLogLevel: KafkaLogLevel
     let state = Mutex(WorkerStatus())

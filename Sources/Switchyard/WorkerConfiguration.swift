@@ -45,6 +45,8 @@ public struct WorkerConfiguration: Sendable {
     /// The topic names, sorted (deterministic order for subscriptions and output).
     public var topicNames: [String] { topics.keys.sorted() }
 
+    /// A configuration; the defaults are the configuration file's. A topic without a dead-letter topic gets
+    /// `<topic>.dlq`. Checked when a ``Worker`` is made.
     public init(
         brokers: String, groupId: String, clientId: String = "switchyard", topics: [String: TopicConfiguration],
         metrics: MetricsConfiguration = MetricsConfiguration(), controlTopic: String = "switchyard.control",
@@ -109,7 +111,9 @@ public struct TopicConfiguration: Sendable, Equatable {
         case key
     }
 
+    /// The catalog its records are decoded with.
     public var catalog: Catalog
+    /// Strict or lenient. Default: the catalog's.
     public var policy: TopicPolicy
     /// Default: halt for strict topics, deadLetter for lenient ones.
     public var onFailure: OnFailure
@@ -150,6 +154,7 @@ public struct MetricsConfiguration: Sendable, Equatable {
     /// Distinct `type` label values per metric before new ones collapse into `_other`. Default: 100.
     public var maxTypeLabels: Int = 100
 
+    /// The endpoint's settings; the defaults are the file's.
     public init(host: String = "0.0.0.0", port: Int = 9464, maxTypeLabels: Int = 100) {
         self.host = host
         self.port = port
@@ -161,8 +166,10 @@ public struct MetricsConfiguration: Sendable, Equatable {
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     /// The rendered path in the file (`topics.payments.policy`), "" for the whole file.
     public var path: String
+    /// What is wrong (no secret values).
     public var reason: String
 
+    /// A problem at `path` (`""`: the whole file).
     public init(path: String, reason: String) {
         self.path = path
         self.reason = reason

@@ -136,6 +136,31 @@ struct HandlerOutcomeTests {
         try await worker.stop()
     }
 
+    @Test func consumerAndProducerPropertiesGoOnlyToTheirClient() async throws {
+        let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1])
+        try await harness.produce("feeds", partition: 0, value: Self.liked)
+        /// librdkafka's warnings that a property was given to the wrong kind of client.
+        func misplaced(_ configure: (inout WorkerConfiguration) -> Void) async throws -> [String] {
+            var configuration = harness.configuration(["feeds": TopicConfiguration(catalog: .feeds)], group: unique("group"))
+            configure(&configuration)
+            let worker = try RunningWorker(configuration, kafkaLogLevel: .warning)
+            try await eventually(.seconds(60), "handled") { worker.worker.status.processed == 1 }
+            try await worker.stop()
+            return worker.logs.entries.compactMap { $0.metadata["kafka.log"] }.filter { $0.contains("will be ignored") }
+        }
+        // In the shared map, the producer warns about every consumer property (the harness's group settings too).
+        let shared = try await misplaced { $0.kafka.merge(["fetch.wait.max.ms": "100", "linger.ms": "5"]) { $1 } }
+        #expect(shared.contains { $0.contains("fetch.wait.max.ms") } && shared.contains { $0.contains("session.timeout.ms") }, "\(shared)")
+        // In their own maps, nothing is misplaced.
+        let consumerOnly: Set = ["heartbeat.interval.ms", "session.timeout.ms", "auto.commit.interval.ms"]
+        let split = try await misplaced {
+            $0.kafkaConsumer = $0.kafka.filter { consumerOnly.contains($0.key) }.merging(["fetch.wait.max.ms": "100"]) { $1 }
+            $0.kafka = $0.kafka.filter { !consumerOnly.contains($0.key) }
+            $0.kafkaProducer = ["linger.ms": "5"]
+        }
+        #expect(split.isEmpty, "\(split)")
+    }
+
     @Test func nothingIsCommittedBeforeWhatTheHandlerPublishedIsDurable() async throws {
         let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1, "feeds.events": 1])
         for i in 0..<30 { try await harness.produce("feeds", partition: 0, value: Self.liked, key: "k-\(i)") }
