@@ -70,8 +70,9 @@ let package = Package(
         .executableTarget(name: "payments-ledger", dependencies: ["Switchyard", "SwitchyardCatalog"], path: "Examples/PaymentsLedger"),
         /// Benchmarks (run with -c release by `make bench`).
         .executableTarget(name: "switchyard-bench", dependencies: ["Switchyard", "CSimdjsonBench", "SwitchyardCatalog"]),
-        /// The worker with a handler that sleeps per record, for the worker benchmark's slow-handler rows.
-        .executableTarget(name: "switchyard-bench-worker", dependencies: ["Switchyard", "SwitchyardCatalog"]),
+        /// The worker with a handler that sleeps per record (the worker benchmark's slow-handler rows) or publishes
+        /// one event per record (the handler-publish benchmark).
+        .executableTarget(name: "switchyard-bench-worker", dependencies: ["Switchyard", "SwitchyardCatalog", "SwitchyardKafka"]),
         /// The worker benchmark's librdkafka floor: a C consumer that only polls and reads each record.
         .executableTarget(name: "switchyard-bench-floor", linkerSettings: [.linkedLibrary("rdkafka")]),
         /// Writes N seeded corpus records (NDJSON or kcat -J envelopes), for scripts/replay-memory.sh.
@@ -110,10 +111,10 @@ let package = Package(
         /// Integration tests over TCP against the embedded broker (and kcat against `switchyard broker`).
         .testTarget(name: "SwitchyardKafkaTests", dependencies: ["SwitchyardKafka", "SwitchyardTestSupport"]),
         /// The worker end to end on the embedded broker: policies, dead letters, halts, faults.
-        .testTarget(name: "IntegrationTests", dependencies: ["Switchyard", "SwitchyardTestSupport", "SwitchyardCatalog"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["Switchyard", "SwitchyardTestSupport", "SwitchyardCatalog", "SwitchyardHTTP"]),
         .testTarget(name: "SwitchyardMetricsTests", dependencies: ["SwitchyardMetrics"]),
         /// The worker's pure parts without a broker: the record decision table.
-        .testTarget(name: "SwitchyardTests", dependencies: ["Switchyard"]),
+        .testTarget(name: "SwitchyardTests", dependencies: ["Switchyard", "SwitchyardCatalog", "SwitchyardKafka"]),
         /// The generator: one test per keyword and per error, determinism, the checked-in catalogs up to date.
         .testTarget(name: "CodegenTests", dependencies: ["SwitchyardCodegenCore"]),
         /// Fuzz invariants on the seed corpus, adversarial inputs, label caps and redaction (issue 8).

@@ -8,7 +8,7 @@ import SwitchyardCatalog
 import Synchronization
 
 /// Running totals per currency, in minor units. A real service would write to its database here:
-/// a handler that throws is retried and its partition waits, so nothing is skipped.
+/// a handler that throws is retried per the topic's retry policy while its partition waits.
 final class Ledger: Sendable {
     private let totals = Mutex<[String: Int64]>([:])
 

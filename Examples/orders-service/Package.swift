@@ -15,8 +15,8 @@ let package = Package(
         .package(name: "Switchyard", path: "../.."),
     ],
     targets: [
-        /// The `orders` catalog, generated on every build from `switchyard-codegen.json` and `Schemas/`,
-        /// and the handlers written against it.
+        /// The `orders` and `reservations` catalogs, generated on every build from `switchyard-codegen.json`
+        /// and `Schemas/`, and the handlers written against them.
         .target(
             name: "Orders",
             dependencies: [
@@ -26,10 +26,14 @@ let package = Package(
             exclude: ["switchyard-codegen.json", "Schemas"],
             plugins: [.plugin(name: "SwitchyardCodegen", package: "Switchyard")]
         ),
-        /// `switchyard` (consume, replay, dlq, release, demo, broker, version) over the orders catalog.
+        /// `switchyard` (consume, replay, dlq, release, demo, broker, version) over the service's catalogs,
+        /// running its handlers, with its own `stock` subcommand.
         .executableTarget(
             name: "orders-switchyard",
-            dependencies: ["Orders", .product(name: "SwitchyardCLI", package: "Switchyard")]
+            dependencies: [
+                "Orders", .product(name: "SwitchyardCLI", package: "Switchyard"),
+                .product(name: "SwitchyardHTTP", package: "Switchyard"),
+            ]
         ),
         .testTarget(
             name: "OrdersTests",
@@ -37,6 +41,7 @@ let package = Package(
                 "Orders",
                 .product(name: "Switchyard", package: "Switchyard"),
                 .product(name: "SwitchyardJSON", package: "Switchyard"),
+                .product(name: "SwitchyardHTTP", package: "Switchyard"),
             ]
         ),
     ],

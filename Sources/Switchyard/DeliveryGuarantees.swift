@@ -45,7 +45,7 @@ extension WorkerConfiguration {
     /// The producer's `message.max.bytes`: the `kafka` map's, else large enough for a dead letter of a record
     /// of ``maxRecordBytes`` with its headers (and at least librdkafka's default, 1,000,000).
     public var producerMessageMaxBytes: Int {
-        if let configured = kafka["message.max.bytes"].flatMap({ Int($0) }) { return configured }
+        if let configured = (kafkaProducer["message.max.bytes"] ?? kafka["message.max.bytes"]).flatMap({ Int($0) }) { return configured }
         return max(1_000_000, maxRecordBytes + Self.deadLetterHeaderRoom)
     }
 
@@ -53,22 +53,25 @@ extension WorkerConfiguration {
     /// guarantees depend on, or a producer `message.max.bytes` too small for a dead letter of a record of
     /// ``maxRecordBytes`` (every such dead letter would fail, permanently).
     public func validateDeliveryGuarantees() throws(ConfigurationError) {
-        for key in kafka.keys.sorted() {
-            let property = Self.librdkafkaPropertyName(key)
-            if let why = Self.guaranteedKafkaProperties[property] {
-                let named = property == key ? "" : " (librdkafka reads it as \(property))"
-                throw ConfigurationError(path: "kafka[\"\(key)\"]", reason: "cannot be set\(named): \(why)")
+        for (name, map) in [("kafka", kafka), ("kafkaConsumer", kafkaConsumer), ("kafkaProducer", kafkaProducer)] {
+            for key in map.keys.sorted() {
+                let property = Self.librdkafkaPropertyName(key)
+                if let why = Self.guaranteedKafkaProperties[property] {
+                    let named = property == key ? "" : " (librdkafka reads it as \(property))"
+                    throw ConfigurationError(path: "\(name)[\"\(key)\"]", reason: "cannot be set\(named): \(why)")
+                }
             }
         }
         guard maxRecordBytes > 0 else { throw ConfigurationError(path: "maxRecordBytes", reason: "must be positive") }
-        if let text = kafka["message.max.bytes"] {
+        let producerMap = kafkaProducer["message.max.bytes"] != nil ? "kafkaProducer" : "kafka"
+        if let text = kafkaProducer["message.max.bytes"] ?? kafka["message.max.bytes"] {
             guard let value = Int(text) else {
-                throw ConfigurationError(path: "kafka[\"message.max.bytes\"]", reason: "must be an integer, not '\(text)'")
+                throw ConfigurationError(path: "\(producerMap)[\"message.max.bytes\"]", reason: "must be an integer, not '\(text)'")
             }
             let needed = maxRecordBytes + Self.deadLetterHeaderRoom
             guard value >= needed else {
                 throw ConfigurationError(
-                    path: "kafka[\"message.max.bytes\"]",
+                    path: "\(producerMap)[\"message.max.bytes\"]",
                     reason: "\(value) is less than maxRecordBytes (\(maxRecordBytes)) + \(Self.deadLetterHeaderRoom) bytes for the "
                         + "dead-letter headers (\(needed)): a record that fails at that size could never be dead-lettered; "
                         + "raise message.max.bytes (and the DLQ topic's max.message.bytes) or lower maxRecordBytes")

@@ -17,25 +17,35 @@ public protocol LogHandler: Sendable {
 
 /// A logger: a handler, a minimum level and metadata added to every entry.
 public struct Logger: Sendable {
+    /// Where entries go.
     public var handler: any LogHandler
+    /// Entries below this level are dropped.
     public var level: LogLevel
+    /// Added to every entry (an entry's own keys win).
     public var metadata: [String: String]
 
+    /// A logger writing to `handler` from `level` up. Default: JSON lines on stderr, from info.
     public init(handler: any LogHandler = JSONLogHandler(), level: LogLevel = .info, metadata: [String: String] = [:]) {
         self.handler = handler
         self.level = level
         self.metadata = metadata
     }
 
+    /// Writes an entry at `level`: constant `message`, data in `metadata` (dotted keys, no record values).
     @inline(__always) public func log(_ level: LogLevel, _ message: String, _ metadata: [String: String] = [:]) {
         guard level >= self.level else { return }
         handler.log(level: level, message: message, metadata: self.metadata.isEmpty ? metadata : self.metadata.merging(metadata) { _, new in new })
     }
 
+    /// Writes a debug entry.
     public func debug(_ message: String, _ metadata: [String: String] = [:]) { log(.debug, message, metadata) }
+    /// Writes an info entry.
     public func info(_ message: String, _ metadata: [String: String] = [:]) { log(.info, message, metadata) }
+    /// Writes a notice entry.
     public func notice(_ message: String, _ metadata: [String: String] = [:]) { log(.notice, message, metadata) }
+    /// Writes a warning entry.
     public func warning(_ message: String, _ metadata: [String: String] = [:]) { log(.warning, message, metadata) }
+    /// Writes an error entry.
     public func error(_ message: String, _ metadata: [String: String] = [:]) { log(.error, message, metadata) }
 }
 
@@ -74,9 +84,13 @@ public struct JSONLogHandler: LogHandler {
 
 /// Keeps entries in memory, for tests (like swift-log's test handlers).
 public final class InMemoryLogHandler: LogHandler {
+    /// One entry as it was logged.
     public struct Entry: Sendable {
+        /// Its level.
         public var level: LogLevel
+        /// Its constant message.
         public var message: String
+        /// Its metadata, the logger's included.
         public var metadata: [String: String]
     }
 

@@ -32,7 +32,17 @@ extension Effects.Send {
         var out = record
         out.value = []
         out.headers = headers
-        return Effects.Send(record: out, source: source, kind: kind, topic: topic)
+        var send = Effects.Send(record: out, source: source, kind: kind, topic: topic)
+        send.group = group
+        return send
+    }
+
+    /// Whether this is a dead letter (the worker's own, or a handler's).
+    var isDeadLetter: Bool {
+        switch kind {
+        case .deadLetter, .handlerDeadLetter: true
+        case .republish, .publish: false
+        }
     }
 }
 

@@ -142,6 +142,21 @@ final class PartitionProgress: Sendable {
         waiter?.resume(returning: true)
     }
 
+    /// Makes the pending record at `offset` a halting one (its handler failed on a topic that halts): nothing
+    /// after it is stored, and once its dead letter is acknowledged with everything before it, ``waitForHalt()``
+    /// returns. False, and nothing changes, when the partition was revoked, the record is not pending, or the
+    /// partition already halts (at another record).
+    func haltForHandler(at offset: Int64) -> Bool {
+        state.withLock { s in
+            guard s.open, s.haltAt == nil else { return false }
+            guard let index = s.pending[s.head...].firstIndex(where: { $0.offset == offset }), !s.pending[index].done else { return false }
+            s.pending[index].halts = true
+            s.haltAt = offset
+            s.haltReached = false
+            return true
+        }
+    }
+
     /// Waits until the halting record is durable with everything before it (true), or the partition was revoked
     /// (false).
     func waitForHalt() async -> Bool {

@@ -2,10 +2,14 @@
 /// everywhere a record is named: CLI output, `--records` lines, `dlq show`, `release`, the worker's logs
 /// (`kafka.record`) and `/status`. Encoded as JSON it is `{"topic", "partition", "offset"}`.
 public struct RecordLocation: Hashable, Sendable, Codable, Comparable, CustomStringConvertible, LosslessStringConvertible {
+    /// The topic.
     public var topic: String
+    /// The partition.
     public var partition: Int32
+    /// The offset.
     public var offset: Int64
 
+    /// `topic/partition@offset`.
     public init(topic: String, partition: Int32, offset: Int64) {
         self.topic = topic
         self.partition = partition

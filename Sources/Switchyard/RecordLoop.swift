@@ -138,6 +138,7 @@ struct TopicRuntime: Sendable {
     let deadLetterErrors: Counter
     let republishErrors: Counter
     let republished: Counter?
+    let published: Counter
 
     init(name: String, configuration: TopicConfiguration, metrics: WorkerMetrics) {
         self.name = name
@@ -147,6 +148,7 @@ struct TopicRuntime: Sendable {
         deadLetterErrors = metrics.deadLetterErrors.labels(name)
         republishErrors = metrics.republishErrors.labels(name)
         republished = configuration.republishTo.map { metrics.republished.labels(name, $0) }
+        published = metrics.published.labels(name)
     }
 }
 
@@ -414,8 +416,16 @@ final class Lane {
     /// A strict failure: pause the partition at once (nothing after the record is delivered), and once the
     /// record and everything before it is durable, halt there or apply a release that was already read.
     private func startHalt(_ record: KafkaRecord, failure: DecodeFailure, since: Timestamp, worker: Worker, consumer: KafkaConsumer) {
-        let tp = partition
-        let progress = self.progress
+        Self.startHalt(record, progress: progress, failure: failure, handlerKind: nil, since: since, worker: worker, consumer: consumer)
+    }
+
+    /// ``startHalt(_:failure:since:worker:consumer:)`` for `progress`'s partition; `handlerKind`: a handler's
+    /// failure halts it.
+    static func startHalt(
+        _ record: KafkaRecord, progress: PartitionProgress, failure: DecodeFailure, handlerKind: String?, since: Timestamp, worker: Worker,
+        consumer: KafkaConsumer
+    ) {
+        let tp = progress.partition
         do {
             try consumer.pause([tp])
         } catch {
@@ -429,13 +439,16 @@ final class Lane {
             guard await progress.waitForHalt() else { return }
             let key = Worker.ReleaseKey(topic: tp.topic, partition: tp.partition, offset: offset)
             let coordinates = worker.control.withLock { $0.deadLettered[key] }
-            let info = HaltInfo(offset: offset, failure: failure, since: since, timestampMilliseconds: timestamp, deadLetter: coordinates)
+            let info = HaltInfo(
+                offset: offset, failure: failure, handlerKind: handlerKind, since: since, timestampMilliseconds: timestamp, deadLetter: coordinates)
             switch worker.haltOrTakeRelease(tp, info, consumer: consumer) {
             case .notAssigned:
                 worker.logger.info("halt not applied: partition no longer assigned", position)
             case .halted:
                 worker.metrics.halted.labels(tp.topic, String(tp.partition)).set(1)
-                worker.noteError("partition halted", Effects.failureMetadata(failure, adding: position))
+                var metadata = Effects.failureMetadata(failure, adding: position)
+                if let handlerKind { metadata["error.kind"] = handlerKind }
+                worker.noteError("partition halted", metadata)
             case .released(let release):
                 do {
                     progress.release(at: offset)
@@ -455,7 +468,7 @@ final class Lane {
     private func handlerLane(for record: KafkaRecord, worker: Worker, effects: Effects) -> HandlerLane {
         let count = topic.configuration.ordering == .key ? Self.keyLanes : 1
         if handlerLanes.isEmpty {
-            handlerLanes = (0..<count).map { _ in HandlerLane(progress: progress, effects: effects) }
+            handlerLanes = (0..<count).map { _ in HandlerLane(progress: progress, topic: topic, effects: effects) }
         }
         guard count > 1, let hash = record.withUnsafeKey({ key in
             key.map { key in
@@ -502,6 +515,12 @@ final class Lane {
     /// `switchyard.*` headers are replaced (not stacked), except the redrive count and the link to the dead
     /// letter a redrive sent it from, which are kept (`dlq redrive` counts redrives by them).
     static func deadLetter(_ record: KafkaRecord, failure: DecodeFailure, topic: TopicConfiguration, group: String) -> KafkaProducerRecord {
+        deadLetter(record, kind: failure.kind.rawValue, failure: failure, topic: topic, group: group)
+    }
+
+    /// The dead letter for `record` with `kind` in `switchyard.error.kind` (a decode failure's, or a handler's)
+    /// and `failure`'s path, type and message.
+    static func deadLetter(_ record: KafkaRecord, kind: String, failure: DecodeFailure, topic: TopicConfiguration, group: String) -> KafkaProducerRecord {
         var redriveCount = "0"
         var headers: [KafkaHeader] = []
         for header in record.headers {
@@ -516,7 +535,7 @@ final class Lane {
         add(DeadLetterHeaders.originalPartition, String(record.partition))
         add(DeadLetterHeaders.originalOffset, String(record.offset))
         if let ts = record.timestampMilliseconds { add(DeadLetterHeaders.originalTimestamp, String(ts)) }
-        add(DeadLetterHeaders.errorKind, failure.kind.rawValue)
+        add(DeadLetterHeaders.errorKind, kind)
         add(DeadLetterHeaders.errorPath, failure.path)
         if let type = failure.type { add(DeadLetterHeaders.errorType, type) }
         add(DeadLetterHeaders.errorMessage, failure.message)
@@ -546,11 +565,11 @@ struct HandlerItem: Sendable {
     let type: String
     /// Nil for a record that only has something to send (a dead letter, a republish), queued here so that
     /// sends keep their order behind the handlers of earlier records.
-    let handler: (@Sendable (RecordContext) async throws -> Void)?
+    let handler: (@Sendable (RecordContext) async throws -> HandlerOutcome)?
     /// What to send once the handler succeeded (a republish, or a dead letter when there is no handler).
     let republish: Effects.Send?
 
-    init(record: KafkaRecord, type: String, handler: (@Sendable (RecordContext) async throws -> Void)?, republish: Effects.Send?) {
+    init(record: KafkaRecord, type: String, handler: (@Sendable (RecordContext) async throws -> HandlerOutcome)?, republish: Effects.Send?) {
         self.record = record.detached()
         self.type = type
         self.handler = handler
@@ -577,7 +596,7 @@ final class HandlerLane: Sendable {
     private let queued = QueuedItems()
     private let effects: Effects
 
-    init(progress: PartitionProgress, effects: Effects) {
+    init(progress: PartitionProgress, topic: TopicRuntime, effects: Effects) {
         self.effects = effects
         let (stream, continuation) = AsyncStream.makeStream(of: HandlerItem.self)
         self.continuation = continuation
@@ -596,40 +615,24 @@ final class HandlerLane: Sendable {
             for await item in stream {
                 queued.count.subtract(1, ordering: .relaxed)
                 // After an abandoned record or a stop, nothing more is started: the record stays pending (never
-                // stored) and is read again by the partition's next owner.
-                guard !effects.isAbandoned, !effects.isPastAbandonTime, progress.isOpen else {
+                // stored) and is read again by the partition's next owner. Behind a halt (a handler's, at an
+                // earlier record), nothing runs: these records are read again after the release.
+                guard !effects.isAbandoned, !effects.isPastAbandonTime, progress.isOpen,
+                    progress.haltOffset.map({ item.record.offset <= $0 }) ?? true
+                else {
                     effects.finished()
                     continue
                 }
-                let record = item.record
                 guard let handler = item.handler else {
                     if let send = item.republish { sends.submit(send) }
                     effects.finished()
                     continue
                 }
-                let context = RecordContext(
-                    topic: record.topic, partition: record.partition, offset: record.offset, key: record.key,
-                    headers: record.headers, timestampMilliseconds: record.timestampMilliseconds)
-                let location = record.recordLocation
-                running.withLock { $0 = location }
-                let handled: Void? = await effects.retrying(
-                    "handler", location, onFailure: { effects.worker.metrics.handlerErrors.labels(location.topic, item.type).increment() }
-                ) {
-                    try await handler(context)
-                }
+                running.withLock { $0 = item.record.recordLocation }
+                let done = await effects.runHandler(handler, for: item, topic: topic, progress: progress, sends: sends)
                 running.withLock { $0 = nil }
-                guard handled != nil, progress.isOpen else {
-                    // Given up at the shutdown deadline: the loop ends. Revoked: the partition's next owner has it.
-                    if progress.isOpen { effects.abandon() }
-                    effects.finished()
-                    continue
-                }
-                if let republish = item.republish {
-                    sends.submit(republish)
-                } else {
-                    progress.complete(record.offset)
-                    effects.worker.handled.add(1, ordering: .relaxed)
-                }
+                // Given up at the shutdown deadline: the loop ends. Revoked: the partition's next owner has it.
+                if !done && progress.isOpen { effects.abandon() }
                 effects.finished()
             }
         }
@@ -726,7 +729,11 @@ final class Effects: Sendable {
     struct Send: Sendable {
         enum Kind: Sendable {
             case deadLetter(DecodeFailure, halts: Bool)
+            /// A dead letter a handler asked for (or whose retries ran out): its kind is the handler's.
+            case handlerDeadLetter(kind: String, failure: DecodeFailure, halts: Bool)
             case republish
+            /// A record a handler published through its context.
+            case publish
         }
 
         let record: KafkaProducerRecord
@@ -734,6 +741,9 @@ final class Effects: Sendable {
         let source: RecordLocation
         let kind: Kind
         let topic: TopicRuntime
+        /// When one consumed record has several sends (a handler's publications, its republish): the offset is
+        /// completed when the group's last one is acknowledged.
+        var group: CompletionGroup? = nil
 
         var offset: Int64 { source.offset }
         /// Log metadata naming the consumed record: made only when a line is written (a dead letter's
@@ -762,21 +772,32 @@ final class Effects: Sendable {
 
     /// A send was acknowledged: counted, and its record completed in `progress` (its offset may be stored).
     func acknowledged(_ send: Send, report: KafkaDeliveryReport, progress: PartitionProgress) {
+        var halts = false
         switch send.kind {
-        case .deadLetter(let failure, let halts):
+        case .deadLetter(let failure, let halting):
+            halts = halting
             worker.metrics.deadLetters.labels(send.topic.name, failure.kind.rawValue).increment()
             worker.logDeadLetter(failure, at: send.source)
-            if halts {
-                let key = Worker.ReleaseKey(topic: progress.partition.topic, partition: progress.partition.partition, offset: send.offset)
-                let coordinates = DeadLetterCoordinates(topic: report.topic, partition: report.partition, offset: report.offset)
-                worker.control.withLock { $0.deadLettered[key] = coordinates }
-            }
+        case .handlerDeadLetter(let kind, let failure, let halting):
+            halts = halting
+            worker.metrics.deadLetters.labels(send.topic.name, kind).increment()
+            worker.logDeadLetter(failure, kind: kind, at: send.source)
         case .republish:
             send.topic.republished?.increment()
+        case .publish:
+            send.topic.published.increment()
         }
-        progress.complete(send.offset)
-        // A halting record's dead letter makes the halt durable, not the record handled.
-        if case .deadLetter(_, halts: true) = send.kind {} else { worker.handled.add(1, ordering: .relaxed) }
+        if halts {
+            let key = Worker.ReleaseKey(topic: progress.partition.topic, partition: progress.partition.partition, offset: send.offset)
+            let coordinates = DeadLetterCoordinates(topic: report.topic, partition: report.partition, offset: report.offset)
+            worker.control.withLock { $0.deadLettered[key] = coordinates }
+        }
+        // With several sends for one record (a handler's publications, its republish), the last one completes it.
+        if send.group?.arrive() ?? true {
+            progress.complete(send.offset)
+            // A halting record's dead letter makes the halt durable, not the record handled.
+            if !halts { worker.handled.add(1, ordering: .relaxed) }
+        }
         finished()
     }
 
@@ -795,14 +816,17 @@ final class Effects: Sendable {
     func failed(_ send: Send, error: any Error, attempt: Int, progress: PartitionProgress) -> SendFailure {
         let what: String
         switch send.kind {
-        case .deadLetter:
+        case .deadLetter, .handlerDeadLetter:
             what = "dead letter"
             send.topic.deadLetterErrors.increment()
         case .republish:
             what = "republish"
             send.topic.republishErrors.increment()
+        case .publish:
+            what = "publish"
+            send.topic.republishErrors.increment()
         }
-        if case .deadLetter = send.kind, Self.isTooLarge(error), !send.omitsPayload, progress.isOpen {
+        if send.isDeadLetter, Self.isTooLarge(error), !send.omitsPayload, progress.isOpen {
             // A dead letter must always be writable: one oversized record must not stop the worker (and again
             // after every restart). Written without the value; the record stays in the source topic.
             let reason = "the dead letter with the record (\(send.record.value?.count ?? 0) bytes) is larger than the producer's "
@@ -825,38 +849,6 @@ final class Effects: Sendable {
         }
         worker.noteError("\(what) failed; retrying", send.position.merging(["error": "\(error)"]) { a, _ in a })
         return .retry(delay)
-    }
-
-    /// Runs `body` (in the calling task) until it succeeds, backing off. Returns nil when it gives up: when the
-    /// calling task is cancelled (a handler lane's is at the shutdown deadline for work in flight), or when the
-    /// next attempt would start past that deadline; then the offset is not stored and the record is read again
-    /// by the next owner.
-    func retrying<T>(
-        _ what: String, _ location: RecordLocation, onFailure: () -> Void, _ body: () async throws -> T
-    ) async -> T? {
-        var delay = Duration.milliseconds(100)
-        let worker = self.worker
-        while true {
-            do {
-                return try await body()
-            } catch {
-                // Cancelled: whoever cancelled wrote the log line (HandlerLane).
-                if Task.isCancelled { return nil }
-                onFailure()
-                worker.noteError("\(what) failed; retrying", location.position.merging(["error": "\(error)"]) { a, _ in a })
-                let abandonAt = worker.abandonWatch.deadline
-                if let abandonAt, ContinuousClock.now + delay > abandonAt {
-                    logAbandoned(what, location.position)
-                    return nil
-                }
-                do {
-                    try await Task.sleep(for: delay)
-                } catch {
-                    return nil  // cancelled: the worker is going away; the offset stays unstored
-                }
-                delay = min(delay * 2, .seconds(5))
-            }
-        }
     }
 
     /// librdkafka errors that no retry can fix, with what to fix instead; nil for the others.

@@ -2,67 +2,11 @@ import Foundation
 import SwitchyardKafka
 import Synchronization
 
-// MARK: - Handlers (the library API)
-
-/// Where a record came from, for handlers. Holds no payload values beyond what the handler receives.
-public struct RecordContext: Sendable {
-    public var topic: String
-    public var partition: Int32
-    public var offset: Int64
-    public var key: [UInt8]?
-    public var headers: [KafkaHeader]
-    public var timestampMilliseconds: Int64?
-}
-
-/// The handlers a Swift developer registers, per event type, on the worker's runtime.
-///
-/// ```swift
-/// var handlers = EventHandlers()
-/// handlers.on(PaymentCaptured.self) { event, context in try await ledger.book(event.amount) }
-/// try await Worker(configuration: config, handlers: handlers).run()
-/// ```
-/// A handler that throws is retried with backoff, and its partition waits (nothing is skipped);
-/// `switchyard_handler_errors_total` counts the attempts.
-public struct EventHandlers: Sendable {
-    typealias Handler = @Sendable (any EventCatalog, RecordContext) async throws -> Void
-    var byType: [String: Handler] = [:]
-    var unknownHandler: (@Sendable (String, RawJSON, RecordContext) async throws -> Void)?
-
-    public init() {}
-
-    /// Runs `handler` for every decoded event of type `E`.
-    public mutating func on<E: Event>(_ type: E.Type, _ handler: @escaping @Sendable (E, RecordContext) async throws -> Void) {
-        byType[E.type] = { event, context in
-            guard case .known(let payload) = event.content, let typed = payload as? E else { return }
-            try await handler(typed, context)
-        }
-    }
-
-    /// Runs `handler` for every event with an unrecognised tag on a lenient topic.
-    public mutating func onUnknown(_ handler: @escaping @Sendable (_ type: String, _ raw: RawJSON, RecordContext) async throws -> Void) {
-        unknownHandler = handler
-    }
-
-    /// Whether no handler is registered (the record loop then calls none and makes no context).
-    var isEmpty: Bool { byType.isEmpty && unknownHandler == nil }
-
-    /// Whether any handler applies to this event.
-    func handler(for event: any EventCatalog) -> (@Sendable (RecordContext) async throws -> Void)? {
-        switch event.content {
-        case .known:
-            guard let h = byType[event.type] else { return nil }
-            return { context in try await h(event, context) }
-        case .unknown(let type, let raw):
-            guard let h = unknownHandler else { return nil }
-            return { context in try await h(type, raw, context) }
-        }
-    }
-}
-
 // MARK: - Errors
 
 /// Why the worker could not start or had to stop.
 public struct WorkerError: Error, Sendable, CustomStringConvertible {
+    /// The kind of failure, which the command line maps to its exit code.
     public enum Code: String, Sendable {
         /// No broker answered (exit 69).
         case unavailable
@@ -72,19 +16,26 @@ public struct WorkerError: Error, Sendable, CustomStringConvertible {
         case fatal
     }
 
+    /// The kind of failure.
     public var code: Code
+    /// What happened, for a person (no secrets, no record values).
     public var reason: String
+    /// Where it was raised.
     public var file: String
+    /// Where it was raised.
     public var line: Int
 
+    /// No broker answered.
     public static func unavailable(_ reason: String, file: String = #fileID, line: Int = #line) -> WorkerError {
         WorkerError(code: .unavailable, reason: reason, file: file, line: line)
     }
 
+    /// The configuration was refused.
     public static func configuration(_ reason: String, file: String = #fileID, line: Int = #line) -> WorkerError {
         WorkerError(code: .configuration, reason: reason, file: file, line: line)
     }
 
+    /// Kafka reported a fatal error, or an outcome can never become durable.
     public static func fatal(_ reason: String, file: String = #fileID, line: Int = #line) -> WorkerError {
         WorkerError(code: .fatal, reason: reason, file: file, line: line)
     }
@@ -96,14 +47,46 @@ public struct WorkerError: Error, Sendable, CustomStringConvertible {
 
 /// Why a partition is halted.
 public struct HaltInfo: Sendable {
+    /// The halted record's offset: the group resumes at it.
     public var offset: Int64
+    /// The decode failure; for a record whose handler failed, its ``kind`` and the handler's error (in `message`).
     public var failure: DecodeFailure
+    /// A handler's failure kind (a ``HandlerOutcome/deadLetter(kind:reason:)`` kind, or `handlerFailed`) when
+    /// the handler halted the partition; nil for a decode failure.
+    public var handlerKind: String?
+    /// The dead letter's `switchyard.error.kind`: the handler's kind, else the decode failure's.
+    public var kind: String { handlerKind ?? failure.kind.rawValue }
     /// When the record failed (before its dead letter was produced).
     public var since: Timestamp
     /// The halted record's timestamp (ms since the epoch): with the offset, its identity for releases.
     public var timestampMilliseconds: Int64?
     /// Where this process dead-lettered the record.
     public var deadLetter: DeadLetterCoordinates?
+
+    /// A halt at `offset` for `failure`.
+    public init(
+        offset: Int64, failure: DecodeFailure, handlerKind: String? = nil, since: Timestamp, timestampMilliseconds: Int64? = nil,
+        deadLetter: DeadLetterCoordinates? = nil
+    ) {
+        self.offset = offset
+        self.failure = failure
+        self.handlerKind = handlerKind
+        self.since = since
+        self.timestampMilliseconds = timestampMilliseconds
+        self.deadLetter = deadLetter
+    }
+}
+
+/// A record whose handler is being retried: what `/status` lists under `retrying`.
+public struct RetryInfo: Sendable {
+    /// The attempt that failed last (1: the first).
+    public var attempt: Int
+    /// When its first attempt failed.
+    public var since: ContinuousClock.Instant
+    /// When the first attempt failed, for `/status`.
+    public var sinceTimestamp: Timestamp
+    /// The last error (its description; handlers should not put record values in errors).
+    public var error: String
 }
 
 /// Where a dead letter was written: a record's location (in JSON `{"topic", "partition", "offset"}`).
@@ -111,23 +94,34 @@ public typealias DeadLetterCoordinates = RecordLocation
 
 /// A recent problem, for `/status` (no record values).
 public struct RecentError: Sendable {
+    /// When it happened.
     public var at: Timestamp
+    /// What happened (constant text).
     public var message: String
+    /// Where (`kafka.record`, …) and the error, without record values.
     public var metadata: [String: String]
 }
 
 /// What the worker is doing: what `/status`, `/readyz` and tests read.
 public struct WorkerStatus: Sendable {
+    /// Where the worker is in its life.
     public var phase: Phase = .starting
+    /// The partitions this member owns.
     public var assignment: [KafkaTopicPartition] = []
+    /// Halted partitions and why.
     public var halted: [KafkaTopicPartition: HaltInfo] = [:]
+    /// Records whose handler failed and is being retried (or waits for its next attempt).
+    public var retrying: [RecordLocation: RetryInfo] = [:]
+    /// Records behind the high watermark, per owned partition.
     public var lag: [KafkaTopicPartition: Int64] = [:]
+    /// The last 20 problems.
     public var recentErrors: [RecentError] = []
     /// Records whose outcome is durable: handled, dead-lettered, republished or skipped (tombstones, releases).
     public var processed = 0
     /// Whether a rebalance has completed since start (the member joined its group).
     public var joined = false
 
+    /// Starting (connecting), running, stopping (draining), stopped, or failed (`run()` threw).
     public enum Phase: String, Sendable {
         case starting, running, stopping, stopped, failed
     }
@@ -161,7 +155,7 @@ public struct WorkerStatus: Sendable {
             h.set("partition", Int(tp.partition))
             h.set("offset", info.offset)
             h.set("record", RecordLocation(topic: tp.topic, partition: tp.partition, offset: info.offset).description)
-            h.set("kind", info.failure.kind.rawValue)
+            h.set("kind", info.kind)
             h.set("path", info.failure.path)
             h.set("type", info.failure.type)
             h.set("message", info.failure.message)
@@ -176,6 +170,17 @@ public struct WorkerStatus: Sendable {
                 h.set("deadLetter", dl)
             }
             return h
+        })
+        o.set("retrying", retrying.sorted { ($0.key.topic, $0.key.partition, $0.key.offset) < ($1.key.topic, $1.key.partition, $1.key.offset) }.map { location, info -> JSONObject in
+            var r = JSONObject()
+            r.set("topic", location.topic)
+            r.set("partition", Int(location.partition))
+            r.set("offset", location.offset)
+            r.set("record", location.description)
+            r.set("attempt", info.attempt)
+            r.set("since", info.sinceTimestamp.text)
+            r.set("error", info.error)
+            return r
         })
         o.set("processed", processed)
         o.set("recentErrors", recentErrors.map { e -> JSONObject in
@@ -194,9 +199,12 @@ public struct WorkerStatus: Sendable {
 /// The deployed job: consumes the configured topics in a group, decodes, applies each topic's policy,
 /// dead-letters, republishes, and stores offsets only once a record's outcome is durable.
 public final class Worker: Sendable {
+    /// The configuration it runs (validated; dead-letter topics filled in).
     public let configuration: WorkerConfiguration
+    /// Its metric families (what `/metrics` renders).
     public let metrics: WorkerMetrics
     let handlers: EventHandlers
+    /// Where the worker logs (and the handlers' contexts, with each record's metadata).
     public let logger: Logger
     let kafkaLogLevel: KafkaLogLevel
     let state = Mutex(WorkerStatus())
@@ -209,9 +217,12 @@ public final class Worker: Sendable {
     let deadLetterLogs: Mutex<LogRateLimit>
 
     /// Writes a dead letter's warning, unless the rate limit holds it back (counted for the summary).
-    func logDeadLetter(_ failure: DecodeFailure, at location: RecordLocation) {
-        guard deadLetterLogs.withLock({ $0.admit(failure.kind.rawValue) }) else { return }
-        logger.warning("record dead-lettered", Effects.failureMetadata(failure, adding: location.position))
+    func logDeadLetter(_ failure: DecodeFailure, kind: String? = nil, at location: RecordLocation) {
+        let kind = kind ?? failure.kind.rawValue
+        guard deadLetterLogs.withLock({ $0.admit(kind) }) else { return }
+        var metadata = Effects.failureMetadata(failure, adding: location.position)
+        metadata["error.kind"] = kind
+        logger.warning("record dead-lettered", metadata)
     }
 
     /// Writes one line for the dead-letter warnings held back since the last one, if any were.
@@ -258,10 +269,26 @@ public final class Worker: Sendable {
         var deadline: ContinuousClock.Instant?
     }
 
+    /// A worker for `configuration`, running `handlers`. Nothing connects before ``run()``.
+    ///
+    /// - Throws: ``WorkerError`` `.configuration` for a configuration that cannot work (a `kafka` property the
+    ///   delivery guarantees depend on, a retry policy without attempts, …), a handler registered twice, or a
+    ///   handler that no configured topic can reach.
     public init(
         configuration: WorkerConfiguration, handlers: EventHandlers = EventHandlers(), logger: Logger = Logger(),
         metrics: WorkerMetrics? = nil, kafkaLogLevel: KafkaLogLevel = .warning
     ) throws {
+        var configuration = configuration
+        for (name, topic) in configuration.topics where topic.deadLetterTopic.isEmpty {
+            configuration.topics[name]?.deadLetterTopic = "\(name).dlq"
+        }
+        do {
+            try configuration.validateDeliveryGuarantees()
+            for name in configuration.topicNames { try configuration.topics[name]!.retry.validate(path: "topics.\(name).retry") }
+            try handlers.validate(for: configuration)
+        } catch {
+            throw WorkerError.configuration(error.description)
+        }
         self.configuration = configuration
         self.handlers = handlers
         self.logger = logger
@@ -312,15 +339,25 @@ public final class Worker: Sendable {
 
     var stopRequested: Bool { stopSignal.withLock { $0.requested } }
 
+    /// The settings shared by the consumer and the producer (the `kafka` map).
     var kafkaConfiguration: KafkaConfiguration {
         KafkaConfiguration(
             bootstrapServers: configuration.brokers.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) },
             clientID: configuration.clientId, properties: configuration.kafka, logLevel: kafkaLogLevel)
     }
 
-    /// The producer's settings: room for a dead letter of a record of `maxRecordBytes` with its headers.
+    /// The consumer's settings: the shared map with `kafkaConsumer` on top.
+    var consumerKafkaConfiguration: KafkaConfiguration {
+        var kafka = kafkaConfiguration
+        kafka.properties.merge(configuration.kafkaConsumer) { _, own in own }
+        return kafka
+    }
+
+    /// The producer's settings: the shared map with `kafkaProducer` on top, and room for a dead letter of a
+    /// record of `maxRecordBytes` with its headers.
     var producerKafkaConfiguration: KafkaConfiguration {
         var kafka = kafkaConfiguration
+        kafka.properties.merge(configuration.kafkaProducer) { _, own in own }
         kafka.properties["message.max.bytes"] = String(configuration.producerMessageMaxBytes)
         return kafka
     }
@@ -335,7 +372,7 @@ public final class Worker: Sendable {
         } catch {
             throw WorkerError.configuration(error.description)
         }
-        let kafka = kafkaConfiguration
+        let kafka = consumerKafkaConfiguration
         let kafkaLogger = WorkerKafkaLogger(logger: logger)
         let producer: KafkaProducer
         do {
@@ -374,6 +411,12 @@ public final class Worker: Sendable {
             "kafka.group": configuration.groupId, "kafka.topics": configuration.topicNames.joined(separator: ","),
             "kafka.brokers": configuration.brokers,
         ])
+        for topic in handlers.topicsWithoutEffect(in: configuration) {
+            logger.warning("topic has no handler and no republish target: its records are only decoded, counted and committed", [
+                "kafka.topic": topic, "catalog": configuration.topics[topic]!.catalog.name,
+                "handlers": handlers.registeredTypes.map { $0.type }.sorted().joined(separator: ","),
+            ])
+        }
 
         // A release applies only to a halted partition. Without a topic that halts, the control topic holds
         // nothing for this worker, and reading it would cost a consumer (a group of its own per replica, its

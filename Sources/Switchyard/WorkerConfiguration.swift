@@ -36,8 +36,18 @@ public struct WorkerConfiguration: Sendable {
     /// assigned). Default: 128 MiB, within the 512 MiB memory limit of `deploy/kubernetes/base` with the
     /// consumer's prefetch.
     public var maxPendingBytes: Int = 128 << 20
-    /// librdkafka properties passed through (security.protocol, sasl.*, ssl.*), secrets resolved.
+    /// librdkafka properties passed through to the consumer and the producer (security.protocol, sasl.*,
+    /// ssl.*), secrets resolved.
     public var kafka: [String: String]
+    /// librdkafka properties for the consumer only (`fetch.*`, `max.poll.interval.ms`, …), on top of ``kafka``.
+    /// Default: none.
+    public var kafkaConsumer: [String: String] = [:]
+    /// librdkafka properties for the producer only (`linger.ms`, `compression.type`, …), on top of ``kafka``.
+    /// Default: none.
+    public var kafkaProducer: [String: String] = [:]
+    /// The team's own section of the file (`"service": {…}`), verbatim: Switchyard does not read it; the
+    /// handler factory does (``service(as:)``). Nil when the file has none.
+    public var service: RawJSON?
 
     /// The default of ``maxRecordBytes``: 1 MiB (`replay` uses it too, so a record the worker would fail fails there).
     public static let defaultMaxRecordBytes = 1 << 20
@@ -45,6 +55,8 @@ public struct WorkerConfiguration: Sendable {
     /// The topic names, sorted (deterministic order for subscriptions and output).
     public var topicNames: [String] { topics.keys.sorted() }
 
+    /// A configuration; the defaults are the configuration file's. A topic without a dead-letter topic gets
+    /// `<topic>.dlq`. Checked when a ``Worker`` is made.
     public init(
         brokers: String, groupId: String, clientId: String = "switchyard", topics: [String: TopicConfiguration],
         metrics: MetricsConfiguration = MetricsConfiguration(), controlTopic: String = "switchyard.control",
@@ -60,6 +72,25 @@ public struct WorkerConfiguration: Sendable {
         self.maxRecordBytes = maxRecordBytes
         self.kafka = kafka
         self.controlTopicSecret = nil
+        // One default for the file and for Swift: a topic without a dead-letter topic uses `<topic>.dlq`.
+        for (name, topic) in topics where topic.deadLetterTopic.isEmpty {
+            self.topics[name]?.deadLetterTopic = "\(name).dlq"
+        }
+    }
+
+    /// Decodes the team's ``service`` section as `T` (with Foundation's `JSONDecoder`).
+    ///
+    /// - Throws: ``ConfigurationError`` naming the path under `service` (exit 78 from the command line); when
+    ///   the file has no `service` section, `T` is decoded from `{}`.
+    public func service<T: Decodable>(as type: T.Type) throws(ConfigurationError) -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(service?.bytes ?? Array("{}".utf8)))
+        } catch let error as DecodingError {
+            let failure = DecodeFailure(error, type: nil)
+            throw ConfigurationError(path: failure.path.isEmpty ? "service" : "service.\(failure.path)", reason: failure.message)
+        } catch {
+            throw ConfigurationError(path: "service", reason: "\(error)")
+        }
     }
 }
 
@@ -90,11 +121,13 @@ public struct TopicConfiguration: Sendable, Equatable {
         case key
     }
 
+    /// The catalog its records are decoded with.
     public var catalog: Catalog
+    /// Strict or lenient. Default: the catalog's.
     public var policy: TopicPolicy
     /// Default: halt for strict topics, deadLetter for lenient ones.
     public var onFailure: OnFailure
-    /// Default: `<topic>.dlq`.
+    /// Default: `<topic>.dlq` (an empty name is replaced by it when the ``WorkerConfiguration`` is made).
     public var deadLetterTopic: String
     /// Where decoded events are republished; nil for none.
     public var republishTo: String?
@@ -102,18 +135,23 @@ public struct TopicConfiguration: Sendable, Equatable {
     public var republishMode: RepublishMode
     /// How handlers run within a partition. Default: partition.
     public var ordering: Ordering
+    /// How handler errors are retried and what happens when retries run out. Default: ``RetryPolicy/init(attempts:initialBackoff:maxBackoff:onExhausted:)``'s.
+    public var retry: RetryPolicy
 
+    /// A topic of `catalog`; `deadLetterTopic` nil (or empty) is `<topic>.dlq`.
     public init(
-        catalog: Catalog, policy: TopicPolicy? = nil, onFailure: OnFailure? = nil, deadLetterTopic: String,
-        republishTo: String? = nil, republishMode: RepublishMode = .canonical, ordering: Ordering = .partition
+        catalog: Catalog, policy: TopicPolicy? = nil, onFailure: OnFailure? = nil, deadLetterTopic: String? = nil,
+        republishTo: String? = nil, republishMode: RepublishMode = .canonical, ordering: Ordering = .partition,
+        retry: RetryPolicy = RetryPolicy()
     ) {
         self.catalog = catalog
         self.policy = policy ?? catalog.defaultPolicy
         self.onFailure = onFailure ?? (self.policy == .strict ? .halt : .deadLetter)
-        self.deadLetterTopic = deadLetterTopic
+        self.deadLetterTopic = deadLetterTopic ?? ""
         self.republishTo = republishTo
         self.republishMode = republishMode
         self.ordering = ordering
+        self.retry = retry
     }
 }
 
@@ -126,6 +164,7 @@ public struct MetricsConfiguration: Sendable, Equatable {
     /// Distinct `type` label values per metric before new ones collapse into `_other`. Default: 100.
     public var maxTypeLabels: Int = 100
 
+    /// The endpoint's settings; the defaults are the file's.
     public init(host: String = "0.0.0.0", port: Int = 9464, maxTypeLabels: Int = 100) {
         self.host = host
         self.port = port
@@ -137,8 +176,10 @@ public struct MetricsConfiguration: Sendable, Equatable {
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     /// The rendered path in the file (`topics.payments.policy`), "" for the whole file.
     public var path: String
+    /// What is wrong (no secret values).
     public var reason: String
 
+    /// A problem at `path` (`""`: the whole file).
     public init(path: String, reason: String) {
         self.path = path
         self.reason = reason
@@ -190,6 +231,14 @@ extension WorkerConfiguration {
         for (key, value) in file.kafka ?? [:] {
             kafka[key] = try resolveSecret(value, key: key, environment: environment)
         }
+        var kafkaConsumer: [String: String] = [:]
+        for (key, value) in file.kafkaConsumer ?? [:] {
+            kafkaConsumer[key] = try resolveSecret(value, key: key, environment: environment)
+        }
+        var kafkaProducer: [String: String] = [:]
+        for (key, value) in file.kafkaProducer ?? [:] {
+            kafkaProducer[key] = try resolveSecret(value, key: key, environment: environment)
+        }
         var topics: [String: TopicConfiguration] = [:]
         for (name, topic) in file.topics {
             guard let catalog = catalogs[topic.catalog] else {
@@ -198,7 +247,8 @@ extension WorkerConfiguration {
             topics[name] = TopicConfiguration(
                 catalog: catalog, policy: topic.policy, onFailure: topic.onFailure,
                 deadLetterTopic: topic.deadLetterTopic ?? "\(name).dlq", republishTo: topic.republishTo,
-                republishMode: topic.republishMode ?? .canonical, ordering: topic.ordering ?? .partition)
+                republishMode: topic.republishMode ?? .canonical, ordering: topic.ordering ?? .partition,
+                retry: try topic.retry?.policy(path: "topics.\(name).retry") ?? RetryPolicy())
             if topic.deadLetterTopic == name || topic.republishTo == name {
                 throw ConfigurationError(path: "topics.\(name)", reason: "a topic cannot dead-letter or republish to itself")
             }
@@ -223,6 +273,9 @@ extension WorkerConfiguration {
             guard bytes >= 1 else { throw ConfigurationError(path: "maxPendingBytes", reason: "must be at least 1") }
             configuration.maxPendingBytes = bytes
         }
+        configuration.kafkaConsumer = kafkaConsumer
+        configuration.kafkaProducer = kafkaProducer
+        configuration.service = file.service
         // DeliveryGuarantees.swift: kafka properties the guarantees depend on, message.max.bytes.
         try configuration.validateDeliveryGuarantees()
         if let secret = file.controlTopicSecret {
@@ -278,10 +331,13 @@ struct ConfigFile: Decodable {
     var maxPendingRecordsPerPartition: Int?
     var maxPendingBytes: Int?
     var kafka: [String: String]?
+    var kafkaConsumer: [String: String]?
+    var kafkaProducer: [String: String]?
+    var service: RawJSON?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case brokers, groupId, clientId, topics, metrics, controlTopic, shutdownTimeoutSeconds, maxRecordBytes, deadLetterLogsPerSecond
-        case maxPendingRecordsPerPartition, maxPendingBytes, kafka
+        case maxPendingRecordsPerPartition, maxPendingBytes, kafka, kafkaConsumer, kafkaProducer, service
     }
 
     init(from decoder: any Decoder) throws {
@@ -306,6 +362,9 @@ struct ConfigFile: Decodable {
         maxPendingRecordsPerPartition = try c.decodeIfPresent(Int.self, forKey: .maxPendingRecordsPerPartition)
         maxPendingBytes = try c.decodeIfPresent(Int.self, forKey: .maxPendingBytes)
         kafka = try c.decodeIfPresent([String: String].self, forKey: .kafka)
+        kafkaConsumer = try c.decodeIfPresent([String: String].self, forKey: .kafkaConsumer)
+        kafkaProducer = try c.decodeIfPresent([String: String].self, forKey: .kafkaProducer)
+        service = try c.decodeIfPresent(RawJSON.self, forKey: .service)
     }
 
     struct Topic: Decodable {
@@ -316,9 +375,10 @@ struct ConfigFile: Decodable {
         var republishTo: String?
         var republishMode: TopicConfiguration.RepublishMode?
         var ordering: TopicConfiguration.Ordering?
+        var retry: Retry?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case catalog, policy, onFailure, deadLetterTopic, republishTo, republishMode, ordering
+            case catalog, policy, onFailure, deadLetterTopic, republishTo, republishMode, ordering, retry
         }
 
         init(from decoder: any Decoder) throws {
@@ -331,6 +391,35 @@ struct ConfigFile: Decodable {
             republishTo = try c.decodeIfPresent(String.self, forKey: .republishTo)
             republishMode = try c.contains(.republishMode) ? choice(c, .republishMode) : nil
             ordering = try c.contains(.ordering) ? choice(c, .ordering) : nil
+            retry = try c.decodeIfPresent(Retry.self, forKey: .retry)
+        }
+    }
+
+    struct Retry: Decodable {
+        var attempts: Int?
+        var initialBackoffMilliseconds: Int?
+        var maxBackoffMilliseconds: Int?
+        var onExhausted: RetryPolicy.Exhausted?
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case attempts, initialBackoffMilliseconds, maxBackoffMilliseconds, onExhausted }
+
+        init(from decoder: any Decoder) throws {
+            try rejectUnknownKeys(decoder, CodingKeys.self)
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            attempts = try c.decodeIfPresent(Int.self, forKey: .attempts)
+            initialBackoffMilliseconds = try c.decodeIfPresent(Int.self, forKey: .initialBackoffMilliseconds)
+            maxBackoffMilliseconds = try c.decodeIfPresent(Int.self, forKey: .maxBackoffMilliseconds)
+            onExhausted = try c.contains(.onExhausted) ? choice(c, .onExhausted) : nil
+        }
+
+        /// The policy, the file's omissions filled with ``RetryPolicy``'s defaults.
+        func policy(path: String) throws(ConfigurationError) -> RetryPolicy {
+            var policy = RetryPolicy(onExhausted: onExhausted)
+            if let attempts { policy.attempts = attempts }
+            if let initialBackoffMilliseconds { policy.initialBackoff = .milliseconds(initialBackoffMilliseconds) }
+            if let maxBackoffMilliseconds { policy.maxBackoff = .milliseconds(maxBackoffMilliseconds) }
+            try policy.validate(path: path)
+            return policy
         }
     }
 

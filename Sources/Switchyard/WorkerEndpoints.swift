@@ -2,7 +2,7 @@ import SwitchyardHTTP
 
 extension Worker {
     /// The worker's HTTP routes: `/metrics` (Prometheus text), `/healthz` (the process and its loop are
-    /// alive), `/readyz` (joined its group and not shutting down), `/status` (JSON: assignment, halted
+    /// alive), `/readyz` (joined its group, not shutting down, and no record retried for ``RetryPolicy/stuckAfter``), `/status` (JSON: assignment, halted
     /// partitions, lag, recent errors). No secrets and no record values appear in any of them.
     public var routes: HTTPRoutes {
         var routes = HTTPRoutes()
@@ -14,6 +14,11 @@ extension Worker {
             let s = status
             guard s.phase == .running else { return .text("\(s.phase.rawValue)\n", status: .serviceUnavailable) }
             guard s.joined else { return .text("joining the consumer group\n", status: .serviceUnavailable) }
+            // A record retried for a while holds its partition back: not ready, and says which.
+            let now = ContinuousClock.now
+            if let (location, info) = s.retrying.first(where: { $0.value.since.duration(to: now) >= RetryPolicy.stuckAfter }) {
+                return .text("retrying \(location) (attempt \(info.attempt), since \(info.sinceTimestamp.text))\n", status: .serviceUnavailable)
+            }
             return .text("ready\n")
         }
         routes.get("/status") { [self] _ in .json(bytes: status.json(configuration: configuration).bytes) }

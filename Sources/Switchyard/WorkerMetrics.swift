@@ -17,6 +17,8 @@ public struct WorkerMetrics: Sendable {
     let releases: CounterFamily
     let releasesRejected: CounterFamily
     let halted: GaugeFamily
+    let retrying: GaugeFamily
+    let published: CounterFamily
     let lag: GaugeFamily
     let processing: HistogramFamily
 
@@ -47,7 +49,7 @@ public struct WorkerMetrics: Sendable {
             "switchyard_republish_errors_total", help: "Failed attempts to republish an event.", labels: ["topic"])
         tombstones = try registry.counter("switchyard_tombstones_total", help: "Records with a null value, skipped.", labels: ["topic"])
         handlerErrors = try registry.counter(
-            "switchyard_handler_errors_total", help: "Handler attempts that threw (retried).", labels: ["topic", "type"],
+            "switchyard_handler_errors_total", help: "Handler attempts that threw.", labels: ["topic", "type"],
             cappedLabel: "type", cap: cap)
         releases = try registry.counter(
             "switchyard_releases_total", help: "Halted offsets released by an operator.", labels: ["topic"])
@@ -56,6 +58,12 @@ public struct WorkerMetrics: Sendable {
             labels: ["reason"])
         halted = try registry.gauge(
             "switchyard_partition_halted", help: "1 while a strict partition is halted at a failing record.", labels: ["topic", "partition"])
+        retrying = try registry.gauge(
+            "switchyard_partition_retrying", help: "Records of the partition whose handler failed and is being retried.",
+            labels: ["topic", "partition"])
+        published = try registry.counter(
+            "switchyard_published_total", help: "Records handlers published through their context (acknowledged by the broker).",
+            labels: ["topic"])
         lag = try registry.gauge("switchyard_consumer_lag", help: "Records behind the high watermark.", labels: ["topic", "partition"])
         processing = try registry.histogram("switchyard_processing_seconds", help: "Time to handle one record, durable outcome included.")
     }

@@ -8,8 +8,9 @@ struct ConsumeCommand: Command {
         synopsis: ["consume -c FILE [--log-level debug|info|notice|warning|error]"],
         discussion: """
             Consumes the configured topics in the configured group; decodes every record; applies each
-            topic's policy (strict: dead-letter and halt; lenient: dead-letter and go on); republishes;
-            stores offsets only once a record's outcome is durable. Serves /metrics, /healthz, /readyz and
+            topic's policy (strict: dead-letter and halt; lenient: dead-letter and go on); runs this
+            binary's handlers (retried per the topic's retry policy); republishes; stores offsets only once
+            a record's outcome is durable. Serves /metrics, /healthz, /readyz and
             /status on the configured metrics address. SIGTERM or SIGINT drain and commit, within
             shutdownTimeoutSeconds. Logs are JSON lines on stderr, without record values.
 
@@ -48,8 +49,19 @@ struct ConsumeCommand: Command {
             throw CommandError(.config, "\(configPath): \(error)")
         }
         try await checkBrokersAnswer(configuration)
+        let logger = Logger(level: logLevel)
+        var handlers = EventHandlers()
+        if let factory = SwitchyardCommand.handlers {
+            do {
+                handlers = try await factory(HandlerSetup(configuration: configuration, logger: logger))
+            } catch let error as ConfigurationError {
+                throw CommandError(.config, "\(configPath): \(error)")
+            } catch {
+                throw CommandError(.config, "\(configPath): the handlers could not be set up: \(error)")
+            }
+        }
         do {
-            let worker = try Worker(configuration: configuration, logger: Logger(level: logLevel))
+            let worker = try Worker(configuration: configuration, handlers: handlers, logger: logger)
             let server = try worker.serveEndpoints()
             defer { server.stop() }
             let signals = Task {

@@ -19,8 +19,11 @@ public enum Root {
         CompletionCommand.self,
     ]
 
+    /// The built-in subcommands, then the team's own (``SwitchyardCommand/main(catalogs:handlers:commands:)``).
+    static var allCommands: [any Command.Type] { commands + SwitchyardCommand.commands.types }
+
     /// Every command's declaration, in order.
-    static var specs: [CommandSpec] { commands.map { $0.spec } }
+    static var specs: [CommandSpec] { allCommands.map { $0.spec } }
 
     /// The root help page.
     static var help: String {
@@ -61,7 +64,7 @@ public enum Root {
         guard let name = argv.first else {
             return .failure(.usage("name a subcommand: \(specs.map { $0.path[0] }.joined(separator: ", "))"))
         }
-        guard let type = commands.first(where: { $0.spec.path[0] == name }) else {
+        guard let type = allCommands.first(where: { $0.spec.path[0] == name }) else {
             return .failure(.usage("unknown subcommand '\(name)'" + didYouMean(name, among: specs.map { $0.path[0] })))
         }
         var arguments = Array(argv.dropFirst())

@@ -6,8 +6,8 @@ import Synchronization
 ///
 /// The handlers are written against the generated types (`OrderPlaced`, `OrderShipped`,
 /// `OrderCancelled`): a new event type in the schema is a new `case` the compiler asks ``apply(_:)``
-/// to handle. A real service would write to its database here; a handler that throws is retried and
-/// its partition waits, so nothing is skipped.
+/// to handle. A real service would write to its database here; ``OrderHandlers`` applies the events
+/// the worker hands it.
 public struct OrderBook: Sendable, Hashable {
     /// Where an order is in its life.
     public enum Status: String, Sendable, Hashable {
@@ -68,20 +68,6 @@ public struct OrderBook: Sendable, Hashable {
         orders[event.orderId]!.status = .cancelled
         // An unrecognised reason (a newer producer's) still cancels; only fraud keeps the stock back.
         orders[event.orderId]!.restocked = event.restock && event.reason.known != .fraudSuspected
-    }
-
-    /// Handlers for the worker's runtime that apply every event to a shared book.
-    ///
-    /// ```swift
-    /// let book = OrderBook.Shared()
-    /// let worker = try Worker(configuration: configuration, handlers: OrderBook.handlers(book))
-    /// ```
-    public static func handlers(_ book: Shared) -> EventHandlers {
-        var handlers = EventHandlers()
-        handlers.on(OrderEvent.OrderPlaced.self) { event, _ in book.withLock { $0.apply(event) } }
-        handlers.on(OrderEvent.OrderShipped.self) { event, _ in book.withLock { $0.apply(event) } }
-        handlers.on(OrderEvent.OrderCancelled.self) { event, _ in book.withLock { $0.apply(event) } }
-        return handlers
     }
 
     /// A book shared between the worker's partitions.

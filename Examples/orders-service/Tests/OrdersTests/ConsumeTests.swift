@@ -13,13 +13,21 @@ struct ConsumeTests {
     ]
 
     /// config/orders.json with the test's brokers, a fresh group, a free metrics port and fast settings.
-    static func config(brokers: String, port: Int) throws -> URL {
+    static func config(brokers: String, port: Int, inventory: String, retry: [String: Any]? = nil) throws -> URL {
         let shipped = try Data(contentsOf: packageRoot.appendingPathComponent("config/orders.json"))
         var config = try #require(try JSONSerialization.jsonObject(with: shipped) as? [String: Any])
         config["brokers"] = brokers
         config["groupId"] = "orders-test-\(UUID().uuidString.prefix(8))"
         config["metrics"] = ["host": "127.0.0.1", "port": port, "maxTypeLabels": 50] as [String: Any]
         config["kafka"] = fastKafka
+        config["service"] = ["inventoryURL": inventory, "reservationsTopic": "orders.reserved"]
+        if let retry {
+            var topics = try #require(config["topics"] as? [String: Any])
+            var orders = try #require(topics["orders"] as? [String: Any])
+            orders["retry"] = retry
+            topics["orders"] = orders
+            config["topics"] = topics
+        }
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("orders-\(UUID().uuidString).json")
         try JSONSerialization.data(withJSONObject: config, options: [.sortedKeys]).write(to: url)
         return url
@@ -43,15 +51,18 @@ struct ConsumeTests {
 
     @Test func deadLettersWithHeadersAndHaltsTheStrictPartition() async throws {
         let kcat = try kcatPath()
-        let broker = try await Broker.start(["--topic", "orders:1", "--topic", "orders.dlq:1", "--topic", "orders.canonical:1"])
+        let broker = try await Broker.start([
+            "--topic", "orders:1", "--topic", "orders.dlq:1", "--topic", "orders.canonical:1", "--topic", "orders.reserved:1",
+        ])
         // Every fixture line, in order, on partition 0: seven that decode, then a missing customerId at
         // offset 7, where the strict partition must stop.
         let lines = try fixtureLines()
         let produced = try await run(kcat, ["-P", "-b", broker.bootstrap, "-t", "orders", "-p", "0"], stdin: Data((lines.joined(separator: "\n") + "\n").utf8))
         #expect(produced.exitCode == 0, "kcat -P: \(produced.stderr)")
 
+        let inventory = try FakeInventory(stock: ["SKU-TEA-01": 100, "SKU-MUG-02": 100, "SKU-KETTLE-9": 100])
         let port = freePort()
-        let config = try Self.config(brokers: broker.bootstrap, port: port)
+        let config = try Self.config(brokers: broker.bootstrap, port: port, inventory: inventory.url)
         let worker = try ChildProcess(ordersBinary, ["consume", "--config", config.path])
 
         // /status names the halted partition, the offset and the diagnosis.

@@ -19,6 +19,6 @@ struct DemoTests {
     @Test func demoWithoutRecordsSaysWhatToPass() async throws {
         let result = try await ordersSwitchyard(["demo", "--exit"])
         #expect(result.exitCode == 64)
-        #expect(result.stderr.hasPrefix("error: this binary's catalogs (orders) have no built-in sample stream: pass --records orders=FILE (NDJSON)"))
+        #expect(result.stderr.hasPrefix("error: this binary's catalogs (orders, reservations) have no built-in sample stream: pass --records orders=FILE (NDJSON)"))
     }
 }

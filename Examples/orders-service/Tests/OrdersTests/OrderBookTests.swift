@@ -25,10 +25,4 @@ import Testing
         #expect(third.status == .cancelled && third.restocked, "v1 cancellation: restock defaults to true")
         #expect(book.orphans == 1, "ord-1004 was cancelled but never placed here")
     }
-
-    @Test func sharedBookBehindTheWorkerHandlers() {
-        let shared = OrderBook.Shared()
-        _ = OrderBook.handlers(shared)
-        #expect(shared.snapshot.orders.isEmpty)
-    }
 }

@@ -217,3 +217,44 @@ func fixtureLines() throws -> [String] {
     let text = try String(contentsOf: packageRoot.appendingPathComponent("Fixtures/orders.ndjson"), encoding: .utf8)
     return text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
 }
+
+import SwitchyardHTTP
+
+/// The inventory service the handlers ask (`GET /stock/{sku}` → units as text), on a local port: SKUs it
+/// knows answer their stock, after `unavailableFirst[sku]` answers of 503; SKUs in `refused` answer 400;
+/// the others 404.
+final class FakeInventory: Sendable {
+    let server: HTTPServer
+    private let calls: Calls
+
+    /// Requests per SKU.
+    final class Calls: Sendable {
+        let counts = Mutex<[String: Int]>([:])
+    }
+
+    init(stock: [String: Int], unavailableFirst: [String: Int] = [:], refused: Set<String> = []) throws {
+        let calls = Calls()
+        self.calls = calls
+        var routes = HTTPRoutes()
+        for sku in Set(stock.keys).union(refused) {
+            routes.get("/stock/\(sku)") { _ in
+                let n = calls.counts.withLock { c -> Int in
+                    c[sku, default: 0] += 1
+                    return c[sku]!
+                }
+                if refused.contains(sku) { return .text("bad request\n", status: .badRequest) }
+                if n <= unavailableFirst[sku, default: 0] { return .text("busy\n", status: .serviceUnavailable) }
+                return .text("\(stock[sku]!)\n")
+            }
+        }
+        server = try HTTPServer.start(host: "127.0.0.1", port: 0, routes: routes)
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    var url: String { "http://127.0.0.1:\(server.port)" }
+
+    /// Requests for `sku` so far.
+    func calls(_ sku: String) -> Int { calls.counts.withLock { $0[sku, default: 0] } }
+
+    deinit { server.stop() }
+}
