@@ -99,6 +99,17 @@ enum Naming {
 
     /// A Swift string literal.
     static func stringLiteral(_ s: String) -> String {
+        quoted(s) { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : nil }
+    }
+
+    /// A JSON string.
+    static func jsonString(_ s: String) -> String {
+        quoted(s) { $0.value < 0x20 ? "\\u" + String(repeating: "0", count: 4 - String($0.value, radix: 16).count) + String($0.value, radix: 16) : nil }
+    }
+
+    /// `s` in double quotes with quotes, backslashes and the usual control characters escaped as both Swift and
+    /// JSON write them; `other` escapes what else it returns an escape for.
+    private static func quoted(_ s: String, other: (Unicode.Scalar) -> String?) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {
@@ -108,11 +119,7 @@ enum Naming {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    out += "\\u{\(String(scalar.value, radix: 16))}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
+                if let escape = other(scalar) { out += escape } else { out.unicodeScalars.append(scalar) }
             }
         }
         return out + "\""
