@@ -9,7 +9,7 @@ ifdef CI
 SWIFT_FLAGS += -Xswiftc -warnings-as-errors
 endif
 
-.PHONY: deps build test conformance deploy-test demo bench bench-worker worker-instructions fuzz adversarial hardening clean
+.PHONY: deps build docs test conformance deploy-test demo bench bench-worker worker-instructions fuzz adversarial hardening clean
 
 deps:
 	@scripts/install-deps.sh
@@ -17,8 +17,13 @@ deps:
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 
+## make docs: regenerate docs/reference/cli.md from the built binary's help pages (the command declarations).
+docs: build
+	scripts/cli_reference.py
+
 ## make test: build, then every test suite (unit, contract, CLI, integration on the embedded broker).
 test: build
+	scripts/cli_reference.py --check
 	$(SWIFT) test $(SWIFT_FLAGS) $(SWIFT_TEST_FLAGS)
 	scripts/codegen_conformance.py
 	scripts/schema_differential.py --reuse
