@@ -23,6 +23,8 @@ docs: build
 
 ## make test: build, then every test suite (unit, contract, CLI, integration on the embedded broker).
 test: build
+	scripts/check-no-history.sh --self-test
+	scripts/check-no-history.sh
 	scripts/cli_reference.py --check
 	$(SWIFT) test $(SWIFT_FLAGS) $(SWIFT_TEST_FLAGS)
 	scripts/codegen_conformance.py
