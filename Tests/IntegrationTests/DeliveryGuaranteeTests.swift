@@ -117,11 +117,11 @@ struct DeliveryGuaranteeTests {
         for key in ["enable.auto.offset.store", "topic.auto.offset.reset"] {
             var config = harness.configuration(["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")])
             config.kafka[key] = key.hasSuffix("reset") ? "latest" : "true"
-            #expect(throws: WorkerError.self, "kafka[\"\(key)\"]") { try Worker(configuration: config, logger: Logger(handler: InMemoryLogHandler())) }
+            #expect(throws: WorkerError.self, "kafka[\"\(key)\"]") { try Worker(configuration: config, logger: SwitchyardLogger(handler: InMemoryLogHandler())) }
         }
         var config = harness.configuration(["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")])
         config.kafkaConsumer["enable.auto.commit"] = "false"
-        #expect(throws: WorkerError.self) { try Worker(configuration: config, logger: Logger(handler: InMemoryLogHandler())) }
+        #expect(throws: WorkerError.self) { try Worker(configuration: config, logger: SwitchyardLogger(handler: InMemoryLogHandler())) }
     }
 
     // MARK: - 2. Cancelling run()
