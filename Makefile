@@ -21,7 +21,8 @@ build: deps
 docs: build
 	scripts/cli_reference.py
 
-## make test: build, then every test suite (unit, contract, CLI, integration on the embedded broker).
+## make test: build, then every test suite (unit, contract, CLI, integration on the embedded broker), the example
+## package, and docs/tutorial.md followed step by step in a package of its own outside the repository.
 test: build
 	scripts/check-no-history.sh --self-test
 	scripts/check-no-history.sh
@@ -32,6 +33,7 @@ test: build
 	scripts/contract-tests.sh
 	scripts/deploy-tests.sh
 	scripts/example-tests.sh
+	scripts/tutorial-test.sh
 
 ## make conformance: the code generator's corpus (Tests/CodegenConformance): every schema it accepts is generated,
 ## compiled (warnings are errors) and checked on its records; every schema it refuses, refused with the expected error.
