@@ -53,9 +53,9 @@ public struct HaltInfo: Sendable {
     public var failure: DecodeFailure
     /// A handler's failure kind (a ``HandlerOutcome/deadLetter(kind:reason:)`` kind, or `handlerFailed`) when
     /// the handler halted the partition; nil for a decode failure.
-    public var handlerKind: String?
+    public var handlerKind: DeadLetterKind?
     /// The dead letter's `switchyard.error.kind`: the handler's kind, else the decode failure's.
-    public var kind: String { handlerKind ?? failure.kind.rawValue }
+    public var kind: String { handlerKind?.rawValue ?? failure.kind.rawValue }
     /// When the record failed (before its dead letter was produced).
     public var since: Timestamp
     /// The halted record's timestamp (ms since the epoch): with the offset, its identity for releases.
@@ -65,7 +65,7 @@ public struct HaltInfo: Sendable {
 
     /// A halt at `offset` for `failure`.
     public init(
-        offset: Int64, failure: DecodeFailure, handlerKind: String? = nil, since: Timestamp, timestampMilliseconds: Int64? = nil,
+        offset: Int64, failure: DecodeFailure, handlerKind: DeadLetterKind? = nil, since: Timestamp, timestampMilliseconds: Int64? = nil,
         deadLetter: DeadLetterCoordinates? = nil
     ) {
         self.offset = offset

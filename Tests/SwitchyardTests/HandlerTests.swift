@@ -130,6 +130,19 @@ enum CatalogB: EventCatalog {
         #expect(try await EventHandlers().dispatch(event, context: RecordContext(topic: "a")) == .handled)
     }
 
+    @Test func deadLetterKindsAreTypedAndNameTheirHeader() {
+        let business: DeadLetterKind = "invalidOrder"
+        #expect(business.rawValue == "invalidOrder" && business == DeadLetterKind(rawValue: "invalidOrder"))
+        #expect(DeadLetterKind(.unknownType).rawValue == "unknownType")
+        #expect(DeadLetterKind.handlerFailed.rawValue == "handlerFailed")
+        #expect(RecordRejected(kind: .handlerFailed, reason: "r").description == "handlerFailed: r")
+        let halt = HaltInfo(
+            offset: 3, failure: DecodeFailure(kind: .dataCorrupted, path: "", type: nil, message: "m"), handlerKind: "outOfStock",
+            since: Self.at)
+        #expect(halt.kind == "outOfStock")
+        #expect(HaltInfo(offset: 3, failure: halt.failure, since: Self.at).kind == "dataCorrupted")
+    }
+
     @Test func errorsAreRetryableUnlessMarkedPermanent() {
         struct Classified: RetryClassifiedError { var isRetryable: Bool }
         #expect(HandlerErrors.isRetryable(TestError()))
