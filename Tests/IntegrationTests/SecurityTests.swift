@@ -5,7 +5,7 @@ import SwitchyardKafka
 import SwitchyardTestSupport
 import Testing
 
-/// Issue 8: what must never leak. Secrets (a `sasl.password` from the environment, with librdkafka's
+/// What must never leak. Secrets (a `sasl.password` from the environment, with librdkafka's
 /// configuration dump turned on) appear nowhere in the worker's logs, `/status`, `/metrics` or
 /// errors; payload values appear nowhere in logs, `/status` or dead-letter headers. (`dlq show`
 /// redaction without `--reveal`: DLQCommandTests/DLQLiveTests; HTTP limits: SwitchyardHTTPTests.)
