@@ -20,7 +20,7 @@ extension Effects {
         let record = item.record
         let location = record.recordLocation
         let policy = topic.configuration.retry
-        let group = worker.configuration.groupId
+        let group = worker.configuration.groupID
         var attempt = 1
         var retrying = false
         defer { if retrying { worker.noteRetry(location, nil) } }
@@ -101,7 +101,7 @@ extension Effects {
         // the halt stays where it is.
         let halting = halts && consumer != nil && progress.haltForHandler(at: record.offset)
         let dead = Send(
-            record: Lane.deadLetter(record, kind: kind.rawValue, failure: failure, topic: topic.configuration, group: worker.configuration.groupId),
+            record: Lane.deadLetter(record, kind: kind.rawValue, failure: failure, topic: topic.configuration, group: worker.configuration.groupID),
             source: record.recordLocation, kind: .handlerDeadLetter(kind: kind.rawValue, failure: failure, halts: halting), topic: topic)
         if halting, let consumer {
             Lane.startHalt(

@@ -385,7 +385,7 @@ final class Lane {
         case .deadLetter, .deadLetterThenHalt:
             guard case .failed(let failure) = decoded.outcome else { return }
             let dead = Effects.Send(
-                record: Self.deadLetter(record, failure: failure, topic: configuration, group: worker.configuration.groupId),
+                record: Self.deadLetter(record, failure: failure, topic: configuration, group: worker.configuration.groupID),
                 source: record.recordLocation,
                 kind: action == .deadLetter ? .deadLetter(failure, halts: false) : .deadLetter(failure, halts: true),
                 topic: topic)

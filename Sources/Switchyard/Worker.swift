@@ -130,7 +130,7 @@ public struct WorkerStatus: Sendable {
     public func json(configuration: WorkerConfiguration) -> JSONObject {
         var o = JSONObject()
         o.set("phase", phase.rawValue)
-        o.set("group", configuration.groupId)
+        o.set("group", configuration.groupID)
         o.set("topics", configuration.topicNames.map { name -> JSONObject in
             var t = JSONObject()
             let topic = configuration.topics[name]!
@@ -342,8 +342,8 @@ public final class Worker: Sendable {
     /// The settings shared by the consumer and the producer (the `kafka` map).
     var kafkaConfiguration: KafkaConfiguration {
         KafkaConfiguration(
-            bootstrapServers: configuration.brokers.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) },
-            clientID: configuration.clientId, properties: configuration.kafka, logLevel: kafkaLogLevel)
+            bootstrapServers: configuration.bootstrapServers,
+            clientID: configuration.clientID, properties: configuration.kafka, logLevel: kafkaLogLevel)
     }
 
     /// The consumer's settings: the shared map with `kafkaConsumer` on top.
@@ -386,7 +386,7 @@ public final class Worker: Sendable {
             metadata = try await producer.metadata(timeout: .seconds(10))
         } catch {
             await producer.close(timeout: .seconds(1))
-            throw WorkerError.unavailable("no broker answered at \(configuration.brokers): \(error)")
+            throw WorkerError.unavailable("no broker answered at \(configuration.brokersText): \(error)")
         }
         let partitionCounts = Dictionary(metadata.topics.map { ($0.name, $0.partitionCount) }, uniquingKeysWith: { a, _ in a })
 
@@ -396,7 +396,7 @@ public final class Worker: Sendable {
                 // Records keep librdkafka's messages: the loop is done with a batch before it asks for the next,
                 // and what outlives the batch (a handler's record) is detached.
                 configuration: KafkaConsumerConfiguration(
-                    groupID: configuration.groupId, topics: configuration.topicNames, kafka: kafka, keepsMessages: true),
+                    groupID: configuration.groupID, topics: configuration.topicNames, kafka: kafka, keepsMessages: true),
                 logger: kafkaLogger, rebalanceListener: { [self] event in rebalanced(event) })
         } catch let error as KafkaError {
             await producer.close(timeout: .seconds(1))
@@ -408,8 +408,8 @@ public final class Worker: Sendable {
         }
         state.withLock { if $0.phase == .starting { $0.phase = .running } }
         logger.notice("worker started", [
-            "kafka.group": configuration.groupId, "kafka.topics": configuration.topicNames.joined(separator: ","),
-            "kafka.brokers": configuration.brokers,
+            "kafka.group": configuration.groupID, "kafka.topics": configuration.topicNames.joined(separator: ","),
+            "kafka.brokers": configuration.brokersText,
         ])
         for topic in handlers.topicsWithoutEffect(in: configuration) {
             logger.warning("topic has no handler and no republish target: its records are only decoded, counted and committed", [

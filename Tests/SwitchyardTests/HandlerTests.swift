@@ -64,7 +64,7 @@ enum CatalogB: EventCatalog {
     static let at = Timestamp(rfc3339: "2026-01-02T03:04:05Z")!
 
     static func configuration(_ topics: [String: TopicConfiguration]) -> WorkerConfiguration {
-        WorkerConfiguration(brokers: "127.0.0.1:1", groupId: "g", topics: topics)
+        WorkerConfiguration(bootstrapServers: ["127.0.0.1:1"], groupID: "g", topics: topics)
     }
 
     @Test func twoCatalogsSharingATagEachReachTheirOwnHandler() async throws {
@@ -244,7 +244,7 @@ enum CatalogB: EventCatalog {
         let guarded = try refusal(#"{"catalog": "feeds"}"#, extra: #", "kafkaProducer": {"acks": "1"}"#)
         #expect(guarded.path == #"kafkaProducer["acks"]"#, "\(guarded)")
         // The same defaults from Swift: no dead-letter topic named is `<topic>.dlq`.
-        let swift = WorkerConfiguration(brokers: "b", groupId: "g", topics: ["feeds": TopicConfiguration(catalog: .feeds)])
+        let swift = WorkerConfiguration(bootstrapServers: ["b"], groupID: "g", topics: ["feeds": TopicConfiguration(catalog: .feeds)])
         #expect(swift.topics["feeds"]!.deadLetterTopic == "feeds.dlq")
     }
 
