@@ -69,7 +69,7 @@ FUZZ_SECONDS ?= 300
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
 
-## make adversarial: issue 8's hostile inputs through `switchyard replay`: outcome, time, peak RSS.
+## make adversarial: the hostile inputs (Sources/SwitchyardFuzz/AdversarialInputs.swift) through `switchyard replay`: outcome, time, peak RSS.
 adversarial: deps
 	scripts/adversarial.sh
 

@@ -32,7 +32,7 @@ struct RecordLoop {
         self.topics = topics
     }
 
-    var logger: Logger { worker.logger }
+    var logger: SwitchyardLogger { worker.logger }
 
     /// What became of a batch.
     enum Outcome: Equatable {
@@ -133,12 +133,12 @@ struct RecordLoop {
 struct TopicRuntime: Sendable {
     let name: String
     let configuration: TopicConfiguration
-    let records: Counter
-    let tombstones: Counter
-    let deadLetterErrors: Counter
-    let republishErrors: Counter
-    let republished: Counter?
-    let published: Counter
+    let records: SwitchyardCounter
+    let tombstones: SwitchyardCounter
+    let deadLetterErrors: SwitchyardCounter
+    let republishErrors: SwitchyardCounter
+    let republished: SwitchyardCounter?
+    let published: SwitchyardCounter
 
     init(name: String, configuration: TopicConfiguration, metrics: WorkerMetrics) {
         self.name = name
@@ -161,7 +161,7 @@ struct TypeCounts {
     struct Entry {
         let type: String
         var count: Int
-        var counter: Counter?
+        var counter: SwitchyardCounter?
     }
 
     private(set) var entries: [Entry] = []
@@ -188,7 +188,7 @@ struct TypeCounts {
 
     /// Adds every type's count to its counter (`counter(type)` finds it, once per type in the table) and
     /// starts again from zero.
-    mutating func flush(_ counter: (String) -> Counter) {
+    mutating func flush(_ counter: (String) -> SwitchyardCounter) {
         for k in entries.indices where entries[k].count > 0 {
             let target = entries[k].counter ?? counter(entries[k].type)
             entries[k].counter = target

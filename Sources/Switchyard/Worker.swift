@@ -205,7 +205,7 @@ public final class Worker: Sendable {
     public let metrics: WorkerMetrics
     let handlers: EventHandlers
     /// Where the worker logs (and the handlers' contexts, with each record's metadata).
-    public let logger: Logger
+    public let logger: SwitchyardLogger
     let kafkaLogLevel: KafkaLogLevel
     let state = Mutex(WorkerStatus())
     let control = Mutex(ControlState())
@@ -275,7 +275,7 @@ public final class Worker: Sendable {
     ///   delivery guarantees depend on, a retry policy without attempts, …), a handler registered twice, or a
     ///   handler that no configured topic can reach.
     public init(
-        configuration: WorkerConfiguration, handlers: EventHandlers = EventHandlers(), logger: Logger = Logger(),
+        configuration: WorkerConfiguration, handlers: EventHandlers = EventHandlers(), logger: SwitchyardLogger = SwitchyardLogger(),
         metrics: WorkerMetrics? = nil, kafkaLogLevel: KafkaLogLevel = .warning
     ) throws {
         var configuration = configuration
@@ -593,7 +593,7 @@ public final class Worker: Sendable {
 
 /// Routes librdkafka's log lines into the worker's logger.
 struct WorkerKafkaLogger: KafkaLogger {
-    public let logger: Logger
+    public let logger: SwitchyardLogger
 
     func log(level: KafkaLogLevel, message: String, metadata: [String: String]) {
         let mapped: LogLevel

@@ -182,7 +182,7 @@ struct DemoCommand: Command {
         let server: HTTPServer
         do {
             // The summary below tells the story; `switchyard consume` logs JSON lines instead.
-            worker = try Worker(configuration: configuration, logger: Logger(handler: InMemoryLogHandler(), level: .error), kafkaLogLevel: .critical)
+            worker = try Worker(configuration: configuration, logger: SwitchyardLogger(handler: InMemoryLogHandler(), level: .error), kafkaLogLevel: .critical)
             do {
                 server = try worker.serveEndpoints()
             } catch let error as WorkerError where !metricsPortGiven {

@@ -3,7 +3,7 @@ import SwitchyardKafka
 import SwitchyardTestSupport
 import Testing
 
-/// Issue 15, "must show": every command printed in a `--help` page's EXAMPLES and in the README's replay
+/// Every command printed in a `--help` page's EXAMPLES and in the README's replay
 /// and on-call sections runs as printed, on the embedded broker and the fixtures under the names the
 /// documentation uses, and ends as the documentation says (an `error:` after it: that error's exit code).
 @Suite(.serialized, .timeLimit(.minutes(10))) struct DocumentedCommandsTests {

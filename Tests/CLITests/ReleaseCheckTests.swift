@@ -124,7 +124,7 @@ import Testing
             brokers: broker.bootstrapServers, groupId: group,
             topics: ["payments": TopicConfiguration(catalog: .payments, deadLetterTopic: "payments.dlq")],
             metrics: MetricsConfiguration(host: "127.0.0.1", port: 0), shutdownTimeoutSeconds: 10, kafka: DLQLiveTests.fastKafka)
-        let worker = try Worker(configuration: config, logger: Logger(handler: handler, level: .info), kafkaLogLevel: .error)
+        let worker = try Worker(configuration: config, logger: SwitchyardLogger(handler: handler, level: .info), kafkaLogLevel: .error)
         let running = Task { try await worker.run() }
         defer { worker.stop() }
         // A release written while it runs is reported as waiting: the log is read, and the old one is not in it.

@@ -87,7 +87,7 @@ final class RunningWorker: Sendable {
 
     init(_ configuration: WorkerConfiguration, handlers: EventHandlers = EventHandlers(), kafkaLogLevel: KafkaLogLevel = .error) throws {
         logs = InMemoryLogHandler()
-        worker = try Worker(configuration: configuration, handlers: handlers, logger: Logger(handler: logs, level: .debug), kafkaLogLevel: kafkaLogLevel)
+        worker = try Worker(configuration: configuration, handlers: handlers, logger: SwitchyardLogger(handler: logs, level: .debug), kafkaLogLevel: kafkaLogLevel)
         let worker = self.worker
         task = Task { try await worker.run() }
     }

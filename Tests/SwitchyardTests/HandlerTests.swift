@@ -177,7 +177,7 @@ enum CatalogB: EventCatalog {
         let context = RecordContext(
             topic: "orders", partition: 1, offset: 7, key: Array("o-1".utf8), value: Array("{}".utf8),
             headers: [KafkaHeader(name: "trace", string: "t")], timestampMilliseconds: 1_700_000_000_000, attempt: 3, group: "orders-service",
-            logger: Logger(handler: logs))
+            logger: SwitchyardLogger(handler: logs))
         #expect(context.value == Array("{}".utf8) && context.key == Array("o-1".utf8) && context.headers.first?.name == "trace")
         #expect(context.location.description == "orders/1@7" && context.attempt == 3 && context.group == "orders-service")
         #expect(context.timestamp == Date(timeIntervalSince1970: 1_700_000_000))
