@@ -20,6 +20,7 @@ build: deps
 ## make test: build, then every test suite (unit, contract, CLI, integration on the embedded broker).
 test: build
 	$(SWIFT) test $(SWIFT_FLAGS) $(SWIFT_TEST_FLAGS)
+	scripts/check_public_api.py
 	scripts/codegen_conformance.py
 	scripts/schema_differential.py --reuse
 	scripts/contract-tests.sh

@@ -504,7 +504,7 @@ func nearestName(to name: String, among names: [String]) -> String? {
 
 /// Levenshtein distance, case-insensitive, for "did you mean" (the config's keys, catalog names, the CLI's
 /// subcommands, options and values).
-public func editDistance(_ a: String, _ b: String) -> Int {
+package func editDistance(_ a: String, _ b: String) -> Int {
     let a = Array(a.lowercased())
     let b = Array(b.lowercased())
     guard !a.isEmpty else { return b.count }
