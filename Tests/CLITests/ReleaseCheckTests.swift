@@ -63,6 +63,28 @@ import Testing
         #expect(try await Self.controlRecords(broker) == 1)
     }
 
+    @Test func aGroupNoOneKnowsIsRefusedWithTheClosestKnownGroups() async throws {
+        let broker = try EmbeddedBroker.make(brokers: 1, topics: ["payments": 2, "payments.dlq": 1, "switchyard.control": 1])
+        let group = unique("payments-workers")
+        try await Self.halt(broker, group: group)
+        try await Self.halt(broker, group: "orders-workers")
+        // A tired hand drops a letter: that group never consumed, committed or dead-lettered anything.
+        let misspelt = group.replacingOccurrences(of: "payments-", with: "payment-")
+        let result = try await CLI.runOffPool(["release", "-b", broker.bootstrapServers, "--group", misspelt, "payments/1@20", "--reason", "x", "--operator", "ana"])
+        #expect(result.exitCode == 1, "\(result.stdout)\(result.stderr)")
+        #expect(
+            ReleaseRefusalTests.firstLine(result.stderr)
+                == "error: refused: no group '\(misspelt)' is known (no offset committed on payments/1, no dead letter in payments.dlq names it); "
+                + "known groups, closest first: \(group), orders-workers (did you mean '\(group)'?)",
+            "\(result.stderr)")
+        #expect(try await Self.controlRecords(broker) == 0, "nothing recorded")
+        // The suggestion, run: recorded.
+        let suggested = try OnCallTests.suggestion(result.stderr)
+        let right = try await CLI.runOffPool(["release", "-b", broker.bootstrapServers, "--group", suggested, "payments/1@20", "--reason", "x", "--operator", "ana"])
+        #expect(right.exitCode == 0, "\(right.stderr)")
+        #expect(try await Self.controlRecords(broker) == 1)
+    }
+
     @Test func theOperatorIsNeverSilentlyUnknown() async throws {
         let broker = try EmbeddedBroker.make(brokers: 1, topics: ["payments": 2, "payments.dlq": 1, "switchyard.control": 1])
         let group = unique("payments-workers")
