@@ -197,6 +197,7 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
         self.reason = reason
     }
 
+    /// `path: reason`, or the reason alone for the whole file.
     public var description: String { path.isEmpty ? reason : "\(path): \(reason)" }
 }
 
