@@ -338,6 +338,12 @@ public final class Worker: Sendable {
 
     /// Asks the worker to drain and stop (what SIGTERM does). `run()` returns once offsets are committed.
     public func stop() {
+        stop(because: nil)
+    }
+
+    /// ``stop()``, also when the loop ended on an error (`reason`): the shutdown deadline is set and work in
+    /// flight is abandoned shortly before it, whatever ended the loop.
+    func stop(because reason: String?) {
         let (isFirst, consumer) = stopSignal.withLock { s -> (Bool, KafkaConsumer?) in
             guard !s.requested else { return (false, nil) }
             s.requested = true
@@ -352,7 +358,9 @@ public final class Worker: Sendable {
         }
         guard isFirst else { return }
         state.withLock { if $0.phase == .running || $0.phase == .starting { $0.phase = .stopping } }
-        logger.notice("shutdown requested", ["shutdown.timeout_seconds": String(configuration.shutdownTimeoutSeconds)])
+        var metadata = ["shutdown.timeout_seconds": String(configuration.shutdownTimeoutSeconds)]
+        if let reason { metadata["reason"] = reason }
+        logger.notice("shutdown requested", metadata)
         consumer?.stopDelivering()
     }
 
@@ -476,6 +484,9 @@ public final class Worker: Sendable {
                 } catch {
                     failure = error
                 }
+                // Ended by an error: the shutdown is bounded like a requested one (handlers still running are
+                // cancelled shortly before the deadline, sends are not retried past it).
+                if let failure { self.stop(because: "\(failure)") }
             } onCancel: {
                 self.stop()
             }
