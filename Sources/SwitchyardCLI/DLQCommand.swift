@@ -87,7 +87,9 @@ struct DLQCommand: Command {
                     discussion: sourceText + "\n" + """
 
                         The payload is pretty-printed with its values redacted (strings "***", numbers <number>; keys,
-                        structure, true/false/null and the root "type" kept); --reveal prints the values.
+                        structure, true/false/null and the root "type" kept); --reveal prints the values, and a
+                        payload that is not JSON as its bytes too (as xxd prints them). With -o json and --reveal,
+                        the payload is also carried as JSON (payloadValue) when it is JSON, else as hex (payloadHex).
 
                         On a live topic, a location (feeds.dlq/0@3) fetches only that record, and names the topic:
                         -t may be left out. OFFSET and PARTITION:OFFSET are still understood.
@@ -546,6 +548,7 @@ struct DLQCommand: Command {
             } else {
                 o.set("payload", nil as String?)
             }
+            setRevealedPayload(d.value, in: &o)
             out.line(o.bytes)
             return .success
         }
@@ -577,7 +580,28 @@ struct DLQCommand: Command {
             }
         }
         if let problem = rendered.problem { out.line(style.marker("  … \(problem)")) }
+        printBytesIfNotJSON(d.value, out: out, style: style)
         return .success
+    }
+
+    /// With --reveal, the payload in JSON output: as JSON (`payloadValue`) when it is JSON, else as hex
+    /// (`payloadHex`). Redacted output carries neither.
+    func setRevealedPayload(_ value: [UInt8]?, in o: inout JSONObject) {
+        guard reveal, let value else { return }
+        if let json = PayloadPrinter.compactJSON(value) {
+            o.set("payloadValue", RawJSON(bytes: json))
+        } else {
+            o.set("payloadHex", PayloadPrinter.hex(value))
+        }
+    }
+
+    /// With --reveal, a payload that is not JSON is also shown as its bytes (as `xxd` prints them): the
+    /// tolerant print above stops where the JSON does.
+    func printBytesIfNotJSON(_ value: [UInt8]?, out: Output, style: Style) {
+        guard reveal, let value, PayloadPrinter.compactJSON(value) == nil else { return }
+        out.line()
+        out.line(style.bold("Payload bytes") + " (\(value.count), not JSON):")
+        for line in PayloadPrinter.hexDump(value) { out.line("  " + line) }
     }
 
     /// Whether `topic` is a dead-letter topic (named `….dlq`, or a DLQ of the config): no DLQ of it is looked for.
@@ -639,6 +663,7 @@ struct DLQCommand: Command {
             } else {
                 o.set("payload", nil as String?)
             }
+            setRevealedPayload(d.value, in: &o)
             out.line(o.bytes)
             return .success
         }
@@ -664,6 +689,7 @@ struct DLQCommand: Command {
             out.line(i == highlight ? style.highlight("  " + line.text) + "   " + style.marker(marker) : "  " + line.text)
         }
         if let problem = rendered.problem { out.line(style.marker("  … \(problem)")) }
+        printBytesIfNotJSON(d.value, out: out, style: style)
         return .success
     }
 
