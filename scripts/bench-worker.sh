@@ -5,7 +5,7 @@
 # seeded feeds records in one `switchyard broker`, in alternating rounds; the 1 ms handler case for
 # `ordering: partition` and `ordering: key`; a dead-letter storm (every record malformed) for the worker and the
 # Python peer. Prints the table, the targets and the capacity table
-# (docs/capacity.md) and writes .build/bench/worker.json.
+# (docs/explanation/capacity.md) and writes .build/bench/worker.json.
 #
 # Environment: BENCH_WORKER_RECORDS (default 200000; the mock broker keeps about 5 MB per partition
 # of produced bytes, and the script checks the watermarks before measuring), BENCH_WORKER_COMPRESSION (lz4: what

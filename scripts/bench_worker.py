@@ -4,7 +4,7 @@
 floor), on the same records in one
 `switchyard broker`, in alternating rounds; plus the 1 ms handler case for `ordering: partition` and
 `ordering: key`. Prints the table, the targets (PASS/FAIL) and the capacity table derived from the
-measured rates (docs/capacity.md), and writes OUT/worker.json.
+measured rates (docs/explanation/capacity.md), and writes OUT/worker.json.
 
     bench_worker.py OUT_DIR                  (run by scripts/bench-worker.sh, which builds and installs first)
     bench_worker.py --report OUT_DIR/worker.json   (the tables again from saved runs, measuring nothing)
@@ -560,7 +560,7 @@ def fmt(v, spec):
 
 
 def capacity(worker, slow_partition, slow_key, transport, partitions, utilisation, catchup, handler_ms):
-    """The capacity table of docs/capacity.md, from the measured rates only; the formulas are written there.
+    """The capacity table of docs/explanation/capacity.md, from the measured rates only; the formulas are written there.
 
     Per scenario s: W_s, what one worker measurably does (no handler: min(R_w, K), the worker's steady
     rate, not above the transport floor K: what one consumer process reads from the broker with librdkafka
@@ -904,7 +904,7 @@ def report(out, runs, settings, machine):
         with open(os.path.join(out, "capacity.md"), "w") as f:
             f.write(capacity_markdown(cap, inputs))
         print()
-        print(f"capacity (docs/capacity.md): planned at {utilisation:.0%} of the measured rates; KEDA lagThreshold = "
+        print(f"capacity (docs/explanation/capacity.md): planned at {utilisation:.0%} of the measured rates; KEDA lagThreshold = "
               f"{catchup:g} s of one worker's work")
         print(f"{'events/s':>10} {'scenario':<36} {'per-part/s':>10} {'partitions':>10} {'replicas':>8} {'cores':>7} "
               f"{'lagThreshold':>12}  limit")
@@ -913,7 +913,7 @@ def report(out, runs, settings, machine):
             print(f"{row['eventsPerSecond']:>10,} {row['scenario']:<36} {row['perPartitionRate']:>10,.0f} "
                   f"{row['partitions']:>10,} {row['replicas']:>8,} {row['cores']:>7.1f} "
                   f"{row['keda']['lagThreshold']:>12,}  {row['limit']}")
-        print(f"(markdown for docs/capacity.md: {os.path.join(out, 'capacity.md')}; KEDA maxReplicaCount = replicas)")
+        print(f"(markdown for docs/explanation/capacity.md: {os.path.join(out, 'capacity.md')}; KEDA maxReplicaCount = replicas)")
 
     path = os.path.join(out, "worker.json")
     with open(path, "w") as f:

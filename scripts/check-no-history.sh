@@ -20,7 +20,7 @@ PATTERNS=(
     '\b(?i:work[- ]periods?)\b'
     '\b(?i:sessions?)[ -]?[0-9]+\b'
     '\b(?i:sessions?)\b(?!\.|-| timeout| timeouts)'
-    '\b[Rr]uns? (?:[A-Z]{1,2}|[0-9]+)\b(?![ -]*(?:ms|s|µs|seconds?|minutes?|records?|times|workers?|replicas?|partitions?|rounds?|[×x%]))'
+    '\b[Rr]uns? (?:[A-Z]{1,2}|[0-9]+)\b(?![0-9,.]*[ -]*(?:ms|s|µs|seconds?|minutes?|records?|times|workers?|replicas?|partitions?|rounds?|[×x%]))'
     '\b(?i:until|since) (?:session|issue|run|period|commit)\b'
     '\bmain at [0-9a-f]{7,40}\b'
 )
@@ -69,6 +69,7 @@ if [[ "${1:-}" == "--self-test" ]]; then
         "halt not applied: partition no longer assigned"
         "Nordstrom #1042 sells shoes."
         "Run 2 workers with 6 partitions; each run takes 30 seconds."
+        "The script runs 200,000 records through the handler."
         "The schema used to decode the record is the one the build was made with."
     )
     failed=0

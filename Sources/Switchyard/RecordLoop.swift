@@ -385,7 +385,7 @@ final class Lane {
         case .deadLetter, .deadLetterThenHalt:
             guard case .failed(let failure) = decoded.outcome else { return }
             let dead = Effects.Send(
-                record: Self.deadLetter(record, failure: failure, topic: configuration, group: worker.configuration.groupId),
+                record: Self.deadLetter(record, failure: failure, topic: configuration, group: worker.configuration.groupID),
                 source: record.recordLocation,
                 kind: action == .deadLetter ? .deadLetter(failure, halts: false) : .deadLetter(failure, halts: true),
                 topic: topic)
@@ -422,7 +422,7 @@ final class Lane {
     /// ``startHalt(_:failure:since:worker:consumer:)`` for `progress`'s partition; `handlerKind`: a handler's
     /// failure halts it.
     static func startHalt(
-        _ record: KafkaRecord, progress: PartitionProgress, failure: DecodeFailure, handlerKind: String?, since: Timestamp, worker: Worker,
+        _ record: KafkaRecord, progress: PartitionProgress, failure: DecodeFailure, handlerKind: DeadLetterKind?, since: Timestamp, worker: Worker,
         consumer: KafkaConsumer
     ) {
         let tp = progress.partition
@@ -447,7 +447,7 @@ final class Lane {
             case .halted:
                 worker.metrics.halted.labels(tp.topic, String(tp.partition)).set(1)
                 var metadata = Effects.failureMetadata(failure, adding: position)
-                if let handlerKind { metadata["error.kind"] = handlerKind }
+                if let handlerKind { metadata["error.kind"] = handlerKind.rawValue }
                 worker.noteError("partition halted", metadata)
             case .released(let release):
                 do {

@@ -168,7 +168,7 @@ struct ReleaseCommand: Command {
             }
             if topic.hasSuffix(".dlq") || config.topics.values.contains(where: { $0.deadLetterTopic == topic }) {
                 var dlqKafka = kafka
-                dlqKafka.bootstrapServers = (brokers ?? config.brokers).split(separator: ",").map(String.init)
+                dlqKafka.bootstrapServers = brokers.map { KafkaConfiguration.bootstrapServers(parsing: $0) } ?? config.bootstrapServers
                 dlqKafka.properties = config.kafka
                 try await refuseDeadLetterLocation(kafka: dlqKafka)
             }
@@ -182,9 +182,9 @@ struct ReleaseCommand: Command {
             guard topicConfig.policy == .strict else {
                 throw CommandError(.findings, "refused: \(topic) is lenient in \(configPath): it dead-letters and goes on, it never halts; nothing to release")
             }
-            kafka.bootstrapServers = config.brokers.split(separator: ",").map(String.init)
+            kafka.bootstrapServers = config.bootstrapServers
             kafka.properties = config.kafka
-            groupName = groupName ?? config.groupId
+            groupName = groupName ?? config.groupID
             controlTopic = controlTopic ?? config.controlTopic
             deadLetterTopic = deadLetterTopic ?? config.topics[topic]?.deadLetterTopic
             secret = secret ?? config.controlTopicSecret

@@ -64,6 +64,8 @@ public final class EmbeddedBroker: Sendable {
 
     /// `host:port[,host:port…]`, the value for `bootstrap.servers`.
     public let bootstrapServers: String
+    /// ``bootstrapServers`` as a list, for ``KafkaConfiguration/bootstrapServers``.
+    public var bootstrapServerList: [String] { KafkaConfiguration.bootstrapServers(parsing: bootstrapServers) }
     /// How many brokers the cluster has; their ids are 1…brokerCount.
     public let brokerCount: Int
 

@@ -121,9 +121,9 @@ import Testing
         try await release(5)  // applied by an earlier run, long ago
         let handler = InMemoryLogHandler()
         let config = WorkerConfiguration(
-            brokers: broker.bootstrapServers, groupId: group,
+            bootstrapServers: broker.bootstrapServerList, groupID: group,
             topics: ["payments": TopicConfiguration(catalog: .payments, deadLetterTopic: "payments.dlq")],
-            metrics: MetricsConfiguration(host: "127.0.0.1", port: 0), shutdownTimeoutSeconds: 10, kafka: DLQLiveTests.fastKafka)
+            metrics: MetricsConfiguration(host: "127.0.0.1", port: 0), shutdownTimeout: .seconds(10), kafka: DLQLiveTests.fastKafka)
         let worker = try Worker(configuration: config, logger: SwitchyardLogger(handler: handler, level: .info), kafkaLogLevel: .error)
         let running = Task { try await worker.run() }
         defer { worker.stop() }

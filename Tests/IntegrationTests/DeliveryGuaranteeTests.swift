@@ -166,7 +166,7 @@ struct DeliveryGuaranteeTests {
             await withCheckedContinuation { continuation in waiting.withLock { $0 = continuation } }
         }
         var configuration = harness.configuration(["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")])
-        configuration.shutdownTimeoutSeconds = 3
+        configuration.shutdownTimeout = .seconds(3)
         let worker = try RunningWorker(configuration, handlers: handlers)
         defer { waiting.withLock { $0 }?.resume() }
         try await eventually(.seconds(60), "k-0's handler running") { waiting.withLock { $0 != nil } }

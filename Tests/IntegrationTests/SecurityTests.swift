@@ -89,7 +89,7 @@ struct SecurityTests {
     @Test func errorsNeverCarryTheSecret() async throws {
         // Unreachable brokers: the error names the brokers, not the credentials.
         let config = WorkerConfiguration(
-            brokers: "127.0.0.1:1", groupId: "g", topics: ["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")],
+            bootstrapServers: ["127.0.0.1:1"], groupID: "g", topics: ["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")],
             metrics: MetricsConfiguration(host: "127.0.0.1", port: 0),
             kafka: ["sasl.password": Self.secret, "sasl.username": "svc", "sasl.mechanisms": "PLAIN", "debug": "conf", "socket.timeout.ms": "1000"])
         let logs = InMemoryLogHandler()
@@ -106,7 +106,7 @@ struct SecurityTests {
         }
         // A property librdkafka rejects: its message quotes the value; a secret's value is redacted.
         let rejected = WorkerConfiguration(
-            brokers: "127.0.0.1:1", groupId: "g", topics: ["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")],
+            bootstrapServers: ["127.0.0.1:1"], groupID: "g", topics: ["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")],
             metrics: MetricsConfiguration(host: "127.0.0.1", port: 0),
             kafka: ["sasl.password": Self.secret, "ssl.key.password": Self.secret, "sasl.mechanisms": Self.secret + "-mechanism"])
         let failing = try Worker(configuration: rejected, logger: SwitchyardLogger(handler: InMemoryLogHandler(), level: .debug))

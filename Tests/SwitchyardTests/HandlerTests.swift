@@ -64,7 +64,7 @@ enum CatalogB: EventCatalog {
     static let at = Timestamp(rfc3339: "2026-01-02T03:04:05Z")!
 
     static func configuration(_ topics: [String: TopicConfiguration]) -> WorkerConfiguration {
-        WorkerConfiguration(brokers: "127.0.0.1:1", groupId: "g", topics: topics)
+        WorkerConfiguration(bootstrapServers: ["127.0.0.1:1"], groupID: "g", topics: topics)
     }
 
     @Test func twoCatalogsSharingATagEachReachTheirOwnHandler() async throws {
@@ -128,6 +128,19 @@ enum CatalogB: EventCatalog {
         await #expect(throws: PermanentError.self) { try await handlers.dispatch(event, context: RecordContext(topic: "a", attempt: 2)) }
         // No handler for the type: handled.
         #expect(try await EventHandlers().dispatch(event, context: RecordContext(topic: "a")) == .handled)
+    }
+
+    @Test func deadLetterKindsAreTypedAndNameTheirHeader() {
+        let business: DeadLetterKind = "invalidOrder"
+        #expect(business.rawValue == "invalidOrder" && business == DeadLetterKind(rawValue: "invalidOrder"))
+        #expect(DeadLetterKind(.unknownType).rawValue == "unknownType")
+        #expect(DeadLetterKind.handlerFailed.rawValue == "handlerFailed")
+        #expect(RecordRejected(kind: .handlerFailed, reason: "r").description == "handlerFailed: r")
+        let halt = HaltInfo(
+            offset: 3, failure: DecodeFailure(kind: .dataCorrupted, path: "", type: nil, message: "m"), handlerKind: "outOfStock",
+            since: Self.at)
+        #expect(halt.kind == "outOfStock")
+        #expect(HaltInfo(offset: 3, failure: halt.failure, since: Self.at).kind == "dataCorrupted")
     }
 
     @Test func errorsAreRetryableUnlessMarkedPermanent() {
@@ -231,7 +244,7 @@ enum CatalogB: EventCatalog {
         let guarded = try refusal(#"{"catalog": "feeds"}"#, extra: #", "kafkaProducer": {"acks": "1"}"#)
         #expect(guarded.path == #"kafkaProducer["acks"]"#, "\(guarded)")
         // The same defaults from Swift: no dead-letter topic named is `<topic>.dlq`.
-        let swift = WorkerConfiguration(brokers: "b", groupId: "g", topics: ["feeds": TopicConfiguration(catalog: .feeds)])
+        let swift = WorkerConfiguration(bootstrapServers: ["b"], groupID: "g", topics: ["feeds": TopicConfiguration(catalog: .feeds)])
         #expect(swift.topics["feeds"]!.deadLetterTopic == "feeds.dlq")
     }
 
