@@ -85,6 +85,7 @@ struct ReplayCommand: Command {
                 (.dataError, "unreadable input (named with file and line; corrupt or truncated gzip too), or a live topic or partition that does not exist"),
                 (.unavailable, "the brokers could not be reached (a live read, --republish), a delivery failed, or a live read was cut short (incomplete)"),
                 (.config, "bad --config"),
+                (.interrupted, "stopped by SIGINT or SIGTERM (Ctrl-C) before the end: the summary so far is printed, marked INCOMPLETE"),
             ])
     }
 
@@ -420,6 +421,9 @@ struct ReplayCommand: Command {
         var cutShort: String?
         // What the dumps held that was not read (a last line cut short), with its file and line.
         var dumpWarnings: [String] = []
+        // Ctrl-C (or SIGTERM) stops the read between records: the summary so far is printed, marked incomplete.
+        let termination = TerminationFlag.install(secondSignalExits: true)
+        var replayedCount = 0
         if let live {
             let expected = live.ranges.reduce(Int64(0)) { $0 + ($1.count ?? 0) }
             var index = 0
@@ -432,9 +436,12 @@ struct ReplayCommand: Command {
                     throw CommandError(error)
                 }
                 for record in batch.records {
+                    if termination.isSet { break }
                     try await handle(Self.dumpRecord(record, index: index), file: nil)
                     index += 1
                 }
+                replayedCount = index
+                if termination.isSet { break }
                 progress.update(index, of: expected)
                 if batch.isFinished { break }
                 if batch.records.isEmpty {
@@ -450,8 +457,10 @@ struct ReplayCommand: Command {
             defer { dumpWarnings = reader.warnings.map(\.description) }
             do {
                 while let record = try reader.next() {
+                    if termination.isSet { break }
                     currentFile = severalFiles ? reader.currentPath : nil
                     try await handle(record, file: severalFiles ? reader.currentPath : nil)
+                    replayedCount += 1
                     if record.index & 4095 == 0 { progress.update(record.index, of: nil) }
                 }
             } catch let error as DumpError {
@@ -460,6 +469,10 @@ struct ReplayCommand: Command {
             }
         }
         progress.finish()
+        // A signal before the end (also while a read from a pipe waited for more): the counts are partial.
+        if termination.isSet {
+            cutShort = "interrupted by \(termination.signalName) after \(replayedCount) record(s); the rest was not read"
+        }
         let warnings = dumpWarnings + Self.warnings(summary, topics: topics, files: live == nil ? files : ["\(topic ?? "the topic") on the brokers"], options: options)
 
         switch mode {
@@ -470,7 +483,7 @@ struct ReplayCommand: Command {
             o.set("warnings", warnings)
             out.line(o.bytes)
         case .summary:
-            if cutShort != nil { out.line("INCOMPLETE: the read was cut short; these counts are partial") }
+            if cutShort != nil { out.line("INCOMPLETE: \(termination.isSet ? "interrupted" : "the read was cut short"); these counts are partial") }
             out.write(Self.human(summary, lossy: lossyExamples, roundTrip: roundTrip))
         case .records, .emit:
             break
@@ -498,7 +511,7 @@ struct ReplayCommand: Command {
         if let cutShort {
             // A partial answer is never a success, whatever it found.
             printError("error: incomplete: \(cutShort)")
-            return .unavailable
+            return termination.isSet ? .interrupted : .unavailable
         }
         if !failed.isEmpty {
             let given = failOn.map(\.rawValue).sorted().joined(separator: ",")
