@@ -9,7 +9,7 @@ ifdef CI
 SWIFT_FLAGS += -Xswiftc -warnings-as-errors
 endif
 
-.PHONY: deps build test conformance deploy-test demo bench bench-worker worker-instructions fuzz adversarial hardening clean
+.PHONY: deps build docs test conformance deploy-test demo bench bench-worker worker-instructions fuzz adversarial hardening clean
 
 deps:
 	@scripts/install-deps.sh
@@ -17,14 +17,23 @@ deps:
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 
-## make test: build, then every test suite (unit, contract, CLI, integration on the embedded broker).
+## make docs: regenerate docs/reference/cli.md from the built binary's help pages (the command declarations).
+docs: build
+	scripts/cli_reference.py
+
+## make test: build, then every test suite (unit, contract, CLI, integration on the embedded broker), the example
+## package, and docs/tutorial.md followed step by step in a package of its own outside the repository.
 test: build
+	scripts/check-no-history.sh --self-test
+	scripts/check-no-history.sh
+	scripts/cli_reference.py --check
 	$(SWIFT) test $(SWIFT_FLAGS) $(SWIFT_TEST_FLAGS)
 	scripts/codegen_conformance.py
 	scripts/schema_differential.py --reuse
 	scripts/contract-tests.sh
 	scripts/deploy-tests.sh
 	scripts/example-tests.sh
+	scripts/tutorial-test.sh
 
 ## make conformance: the code generator's corpus (Tests/CodegenConformance): every schema it accepts is generated,
 ## compiled (warnings are errors) and checked on its records; every schema it refuses, refused with the expected error.
@@ -69,7 +78,7 @@ FUZZ_SECONDS ?= 300
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
 
-## make adversarial: issue 8's hostile inputs through `switchyard replay`: outcome, time, peak RSS.
+## make adversarial: the hostile inputs (Sources/SwitchyardFuzz/AdversarialInputs.swift) through `switchyard replay`: outcome, time, peak RSS.
 adversarial: deps
 	scripts/adversarial.sh
 

@@ -85,7 +85,7 @@ let package = Package(
             name: "CSimdjsonBench",
             linkerSettings: [.linkedLibrary("simdjson")]
         ),
-        /// Fuzz invariants, the Foundation differential and the adversarial-input generator (issue 8).
+        /// Fuzz invariants, the Foundation differential and the adversarial-input generator.
         .target(name: "SwitchyardFuzz", dependencies: ["Switchyard", "SwitchyardCatalog"]),
         /// libFuzzer targets: `make fuzz` builds them with -sanitize=fuzzer; a normal build replays files.
         .executableTarget(name: "fuzz-decode", dependencies: ["SwitchyardFuzz"]),
@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(name: "SwitchyardTests", dependencies: ["Switchyard", "SwitchyardCatalog", "SwitchyardKafka"]),
         /// The generator: one test per keyword and per error, determinism, the checked-in catalogs up to date.
         .testTarget(name: "CodegenTests", dependencies: ["SwitchyardCodegenCore"]),
-        /// Fuzz invariants on the seed corpus, adversarial inputs, label caps and redaction (issue 8).
+        /// Fuzz invariants on the seed corpus, adversarial inputs, label caps and redaction.
         .testTarget(name: "HardeningTests", dependencies: ["SwitchyardFuzz", "SwitchyardTestSupport", "SwitchyardCatalog"]),
         .testTarget(name: "SwitchyardHTTPTests", dependencies: ["SwitchyardHTTP", "SwitchyardMetrics", "SwitchyardTestSupport"]),
     ],

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Replays issue 8's adversarial inputs through `switchyard replay --records` (release build) and prints
+# Replays the adversarial inputs through `switchyard replay --records` (release build) and prints
 # one table row per input: size, expected and actual outcome/kind/path, wall time, peak RSS
 # (`/usr/bin/time -v`). Nothing large is checked in: switchyard-adversarial generates the inputs.
 #

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# make bench-worker (issue 17, item 1): `switchyard consume` end to end against a Python consumer
+# make bench-worker: `switchyard consume` end to end against a Python consumer
 # (confluent-kafka + msgspec, the same at-least-once work), `kcat -C` (the transport floor) and a C consumer
 # that only polls (switchyard-bench-floor: what librdkafka alone costs), on the same
 # seeded feeds records in one `switchyard broker`, in alternating rounds; the 1 ms handler case for
 # `ordering: partition` and `ordering: key`; a dead-letter storm (every record malformed) for the worker and the
 # Python peer. Prints the table, the targets and the capacity table
-# (docs/capacity.md) and writes .build/bench/worker.json.
+# (docs/explanation/capacity.md) and writes .build/bench/worker.json.
 #
-# Environment: BENCH_WORKER_RECORDS (default 200000, issue 17's; the mock broker keeps about 5 MB per partition
+# Environment: BENCH_WORKER_RECORDS (default 200000; the mock broker keeps about 5 MB per partition
 # of produced bytes, and the script checks the watermarks before measuring), BENCH_WORKER_COMPRESSION (lz4: what
 # fits 200,000 records into 6 partitions), BENCH_WORKER_PARTITIONS (6), BENCH_WORKER_ROUNDS (3),
 # BENCH_WORKER_SLOW_RECORDS (6000), BENCH_WORKER_HANDLER_MS (1), BENCH_WORKER_STORM_RECORDS (a tenth of the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns bench.sh's raw measurements into the table and .build/bench/results.json (issue #6's targets)."""
+"""Turns bench.sh's raw measurements into the table and .build/bench/results.json (the decode targets)."""
 
 import json
 import platform
@@ -65,7 +65,7 @@ def main():
         ratio = r["eventsPerSecond"] / base if base else float("nan")
         print(f"{r['topic']:<9} {r['peer']:<26} {r['workload']:<14} {r['eventsPerSecond']:>12,.0f} {ratio:>17.2f}x")
     print()
-    print(f"{'topic':<9} {'target (issue #6)':<44} {'measured':>12}  result")
+    print(f"{'topic':<9} {'target':<44} {'measured':>12}  result")
     print("-" * 75)
     results = []
     for topic, name, value, bound, unit in targets:

@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
-"""make bench-worker (issue 17, item 1): `switchyard consume` end to end against a Python consumer
+"""make bench-worker: `switchyard consume` end to end against a Python consumer
 (confluent-kafka + msgspec), `kcat -C` (the transport floor) and a C consumer that only polls (the librdkafka
 floor), on the same records in one
 `switchyard broker`, in alternating rounds; plus the 1 ms handler case for `ordering: partition` and
 `ordering: key`. Prints the table, the targets (PASS/FAIL) and the capacity table derived from the
-measured rates (docs/capacity.md), and writes OUT/worker.json.
+measured rates (docs/explanation/capacity.md), and writes OUT/worker.json.
 
     bench_worker.py OUT_DIR                  (run by scripts/bench-worker.sh, which builds and installs first)
     bench_worker.py --report OUT_DIR/worker.json   (the tables again from saved runs, measuring nothing)
 
 Environment (defaults in brackets):
-  BENCH_WORKER_RECORDS [200000]      feeds records produced once (1% malformed, seeded), as in issue 17;
+  BENCH_WORKER_RECORDS [200000]      feeds records produced once (1% malformed, seeded);
                                      the mock broker keeps about 5 MB per partition (of produced, so
                                      compressed, bytes), so the driver checks the watermarks (every
                                      record there) before measuring
@@ -43,10 +43,10 @@ How each peer is measured (the peer's own process only; the driver's own CPU and
   is read instead, and all handled is the first read with "processed" = N: every record's outcome
   durable (handled, or its dead letter acknowledged by the broker). A last /metrics read checks that
   switchyard_dead_letters_total = the corpus's decode failures. CPU (utime + stime) and VmHWM are read
-  from /proc/PID at that moment, before SIGTERM. (Until session 17 all handled was records_total = N with
-  every dead letter acknowledged: right without a handler, but with the 1 ms handler records_total counts
-  records as they are read and the last dead letter of a partition is acknowledged before the handlers
-  of the records after it have run, so the slow-handler rows stopped the clock early.)
+  from /proc/PID at that moment, before SIGTERM. ("processed" and not records_total = N with every dead
+  letter acknowledged: with the 1 ms handler records_total counts records as they are read and the last
+  dead letter of a partition is acknowledged before the handlers of the records after it have run, so
+  the slow-handler rows would stop the clock early.)
 - Python peer (scripts/bench_worker_peer.py): reports the wall-clock times of its first record and of
   all handled (every dead letter acknowledged); CPU and VmHWM are read from /proc/PID when it reports.
 - Prefetch: a topic of 200,000 records is larger than a consumer's prefetch queue (librdkafka's
@@ -66,7 +66,7 @@ How each peer is measured (the peer's own process only; the driver's own CPU and
 - Dead-letter storm: `switchyard consume` and the Python peer (the same two programs, the same settings) on
   feeds.storm, where every record is one both dead-letter: the cost of a diagnosis, a dead letter with its
   headers and its acknowledgement, per record. The brief's bar, never slower than the Python peer, is
-  checked on the median of the rounds' ratios (reported apart from issue 17's targets).
+  checked on the median of the rounds' ratios (reported apart from the worker's targets).
 - Steady = N / (all handled - first record); start = N / (all handled - process start).
 - The 2x targets: within a round every peer runs once, one after the other; between rounds the machine's speed drifts
   (the C floor alone moved from 1.0M to 1.9M records/s within one run). So each round gives a ratio,
@@ -560,7 +560,7 @@ def fmt(v, spec):
 
 
 def capacity(worker, slow_partition, slow_key, transport, partitions, utilisation, catchup, handler_ms):
-    """The capacity table of docs/capacity.md, from the measured rates only; the formulas are written there.
+    """The capacity table of docs/explanation/capacity.md, from the measured rates only; the formulas are written there.
 
     Per scenario s: W_s, what one worker measurably does (no handler: min(R_w, K), the worker's steady
     rate, not above the transport floor K: what one consumer process reads from the broker with librdkafka
@@ -853,8 +853,8 @@ def report(out, runs, settings, machine):
 
     ideal = partitions * 1000 / handler_ms
     # The 2x targets compare the peers round by round (median of the per-round ratios), not the best round of
-    # each: the machine's speed drifts between rounds, and best / best swung with single rounds (1.67-2.51x
-    # over session 11's four runs, per-round medians 1.86-2.15x; docs/performance.md, session 11).
+    # each: the machine's speed drifts between rounds, and best / best swings with single rounds (1.67-2.51x
+    # over four runs of the same code, per-round medians 1.86-2.15x).
     targets = [
         ("steady >= 2x Python peer (median of rounds' ratios)", median_or_none(paired["python"]), lambda v: v >= 2.0, "x"),
         ("steady >= 50% of kcat floor", ratio(sy["steadyRate"], kc["steadyRate"]), lambda v: v >= 0.5, "x"),
@@ -880,7 +880,7 @@ def report(out, runs, settings, machine):
             print(f"{name:<52} {shown:>12}  {'PASS' if ok else 'FAIL'}")
             results.append({"target": name, "value": value, "pass": ok})
 
-    check_targets("target (issue 17)", targets)
+    check_targets("target", targets)
     if storm_sy["rounds"]:
         if paired["stormPython"]:
             print(f"dead-letter storm, switchyard / Python peer round by round: "
@@ -904,7 +904,7 @@ def report(out, runs, settings, machine):
         with open(os.path.join(out, "capacity.md"), "w") as f:
             f.write(capacity_markdown(cap, inputs))
         print()
-        print(f"capacity (docs/capacity.md): planned at {utilisation:.0%} of the measured rates; KEDA lagThreshold = "
+        print(f"capacity (docs/explanation/capacity.md): planned at {utilisation:.0%} of the measured rates; KEDA lagThreshold = "
               f"{catchup:g} s of one worker's work")
         print(f"{'events/s':>10} {'scenario':<36} {'per-part/s':>10} {'partitions':>10} {'replicas':>8} {'cores':>7} "
               f"{'lagThreshold':>12}  limit")
@@ -913,7 +913,7 @@ def report(out, runs, settings, machine):
             print(f"{row['eventsPerSecond']:>10,} {row['scenario']:<36} {row['perPartitionRate']:>10,.0f} "
                   f"{row['partitions']:>10,} {row['replicas']:>8,} {row['cores']:>7.1f} "
                   f"{row['keda']['lagThreshold']:>12,}  {row['limit']}")
-        print(f"(markdown for docs/capacity.md: {os.path.join(out, 'capacity.md')}; KEDA maxReplicaCount = replicas)")
+        print(f"(markdown for docs/explanation/capacity.md: {os.path.join(out, 'capacity.md')}; KEDA maxReplicaCount = replicas)")
 
     path = os.path.join(out, "worker.json")
     with open(path, "w") as f:

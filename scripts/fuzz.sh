@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the libFuzzer targets (issue 8) for FUZZ_SECONDS each and prints one line per target:
+# Runs the libFuzzer targets for FUZZ_SECONDS each and prints one line per target:
 # executions, corpus size, crashes. Exit 1 if any target crashed (the crashing input is kept in
 # .build/fuzz-artifacts/TARGET/ (logs in .build/fuzz-logs/) and replays without sanitizers: .build/debug/TARGET FILE).
 #

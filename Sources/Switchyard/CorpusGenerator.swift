@@ -16,7 +16,7 @@ public struct CorpusGenerator: Sendable {
         case current, legacy, future, unknownType, malformed
     }
 
-    /// The share of each shape, in percent (summing to 100). Default: 90/5/3/1/1 (issue #6's mix).
+    /// The share of each shape, in percent (summing to 100). Default: 90/5/3/1/1 (the benchmark's mix).
     public var mix: [(Shape, Int)] = [(.current, 90), (.legacy, 5), (.future, 3), (.unknownType, 1), (.malformed, 1)]
     private var rng: SplitMix64
     private var sequence = 0

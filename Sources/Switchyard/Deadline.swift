@@ -41,10 +41,9 @@ func raceDeadline(
 /// is set (``arm(at:)``); then one task sleeps until it and ends every race still waiting.
 ///
 /// The worker's handler lanes wait against its shutdown deadline for work in flight, which is unknown until a
-/// stop is requested (``Worker/abandonWatch``). Until session 17 every handler call was a race of its own with a
-/// watchdog task that read the deadline every 50 ms: a task, a timer and their wake-ups per record. With the task
-/// that ran each handler (``HandlerLane`` now runs it in its own), that was over a third of the worker's CPU
-/// with a 1 ms handler.
+/// stop is requested (``Worker/abandonWatch``). One watch serves every call: a race of its own per handler call
+/// (a watchdog task reading the deadline every 50 ms, a task, a timer and their wake-ups per record) costs over a
+/// third of the worker's CPU with a 1 ms handler.
 final class DeadlineWatch: Sendable {
     private struct State {
         var deadline: ContinuousClock.Instant?

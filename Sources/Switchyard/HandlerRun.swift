@@ -20,7 +20,7 @@ extension Effects {
         let record = item.record
         let location = record.recordLocation
         let policy = topic.configuration.retry
-        let group = worker.configuration.groupId
+        let group = worker.configuration.groupID
         var attempt = 1
         var retrying = false
         defer { if retrying { worker.noteRetry(location, nil) } }
@@ -44,7 +44,7 @@ extension Effects {
                     let why = retryable ? "failed \(attempt) attempt(s)" : "failed permanently"
                     worker.noteError("handler \(why)", metadata)
                     return handlerDeadLetter(
-                        item, kind: "handlerFailed", reason: "The handler \(why): \(error)",
+                        item, kind: .handlerFailed, reason: "The handler \(why): \(error)",
                         halts: topic.configuration.exhaustedAction == .halt, topic: topic, progress: progress, sends: sequence)
                 }
                 worker.noteError("handler failed; retrying", metadata)
@@ -91,7 +91,7 @@ extension Effects {
     /// Dead-letters `item`'s record for its handler (original key, value and headers, the standard headers
     /// with `kind`), and, when `halts`, halts the partition at it once the dead letter is durable.
     private func handlerDeadLetter(
-        _ item: HandlerItem, kind: String, reason: String, halts: Bool, topic: TopicRuntime, progress: PartitionProgress,
+        _ item: HandlerItem, kind: DeadLetterKind, reason: String, halts: Bool, topic: TopicRuntime, progress: PartitionProgress,
         sends: SendSequence
     ) -> Bool {
         let record = item.record
@@ -101,8 +101,8 @@ extension Effects {
         // the halt stays where it is.
         let halting = halts && consumer != nil && progress.haltForHandler(at: record.offset)
         let dead = Send(
-            record: Lane.deadLetter(record, kind: kind, failure: failure, topic: topic.configuration, group: worker.configuration.groupId),
-            source: record.recordLocation, kind: .handlerDeadLetter(kind: kind, failure: failure, halts: halting), topic: topic)
+            record: Lane.deadLetter(record, kind: kind.rawValue, failure: failure, topic: topic.configuration, group: worker.configuration.groupID),
+            source: record.recordLocation, kind: .handlerDeadLetter(kind: kind.rawValue, failure: failure, halts: halting), topic: topic)
         if halting, let consumer {
             Lane.startHalt(
                 record, progress: progress, failure: failure, handlerKind: kind, since: Timestamp(Date()), worker: worker, consumer: consumer)

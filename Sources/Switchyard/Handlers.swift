@@ -23,27 +23,58 @@ public enum HandlerOutcome: Sendable, Hashable {
     ///   - kind: A short, fixed name for the business reason (`invalidOrder`): the `switchyard.error.kind`
     ///     header and the metric's `kind` label. Not a record value.
     ///   - reason: What is wrong, for the on-call engineer (`switchyard.error.message`). No record values.
-    case deadLetter(kind: String, reason: String)
+    case deadLetter(kind: DeadLetterKind, reason: String)
     /// Nothing more for this record: its offset is stored, it is not republished, and what the handler
     /// published in this attempt is discarded.
     case skip
+}
+
+/// Why a record was dead-lettered: its `switchyard.error.kind` header and the `kind` label of
+/// `switchyard_dead_letters_total`.
+///
+/// A handler names its own business kinds with a string literal (`.deadLetter(kind: "invalidOrder", …)`): a
+/// short, fixed name, never a record value. Switchyard's own kinds are the decode failures' (``init(_:)``) and
+/// ``handlerFailed``.
+public struct DeadLetterKind: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The header's and the label's text.
+    public var rawValue: String
+
+    /// The kind named `rawValue`.
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// The kind named by a literal: `"invalidOrder"`.
+    public init(stringLiteral value: String) {
+        rawValue = value
+    }
+
+    /// The kind of a record that failed to decode: `keyNotFound`, `unknownType`, ….
+    public init(_ failure: FailureKind) {
+        rawValue = failure.rawValue
+    }
+
+    /// A handler's error was permanent, or its retries ran out (``RetryPolicy``).
+    public static let handlerFailed: DeadLetterKind = "handlerFailed"
+
+    public var description: String { rawValue }
 }
 
 /// Thrown by a handler (or anything it calls) to dead-letter its record at once, without retries: the same
 /// as returning ``HandlerOutcome/deadLetter(kind:reason:)``.
 public struct RecordRejected: Error, Sendable, Hashable, CustomStringConvertible {
     /// The `switchyard.error.kind` header and the metric's `kind` label (`invalidOrder`).
-    public var kind: String
+    public var kind: DeadLetterKind
     /// The `switchyard.error.message` header. No record values.
     public var reason: String
 
     /// A rejection of the record for `reason`, named `kind`.
-    public init(kind: String, reason: String) {
+    public init(kind: DeadLetterKind, reason: String) {
         self.kind = kind
         self.reason = reason
     }
 
-    public var description: String { "\(kind): \(reason)" }
+    public var description: String { "\(kind.rawValue): \(reason)" }
 }
 
 /// Wraps an error that no retry can fix: the record's retries are skipped, and it goes straight to what its

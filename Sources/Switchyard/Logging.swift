@@ -10,22 +10,22 @@ public enum LogLevel: Int, Sendable, Comparable, CustomStringConvertible {
 }
 
 /// Where log entries go (swift-log's `LogHandler`, reduced to what the worker needs).
-public protocol LogHandler: Sendable {
+public protocol SwitchyardLogHandler: Sendable {
     /// Writes one entry. `message` is constant text; data goes in `metadata` with dotted keys.
     func log(level: LogLevel, message: String, metadata: [String: String])
 }
 
 /// A logger: a handler, a minimum level and metadata added to every entry.
-public struct Logger: Sendable {
+public struct SwitchyardLogger: Sendable {
     /// Where entries go.
-    public var handler: any LogHandler
+    public var handler: any SwitchyardLogHandler
     /// Entries below this level are dropped.
     public var level: LogLevel
     /// Added to every entry (an entry's own keys win).
     public var metadata: [String: String]
 
     /// A logger writing to `handler` from `level` up. Default: JSON lines on stderr, from info.
-    public init(handler: any LogHandler = JSONLogHandler(), level: LogLevel = .info, metadata: [String: String] = [:]) {
+    public init(handler: any SwitchyardLogHandler = JSONLogHandler(), level: LogLevel = .info, metadata: [String: String] = [:]) {
         self.handler = handler
         self.level = level
         self.metadata = metadata
@@ -50,7 +50,7 @@ public struct Logger: Sendable {
 }
 
 /// One JSON object per line on stderr: `{"ts":…,"level":…,"msg":…, metadata…}`.
-public struct JSONLogHandler: LogHandler {
+public struct JSONLogHandler: SwitchyardLogHandler {
     public init() {}
 
     public func log(level: LogLevel, message: String, metadata: [String: String]) {
@@ -83,7 +83,7 @@ public struct JSONLogHandler: LogHandler {
 }
 
 /// Keeps entries in memory, for tests (like swift-log's test handlers).
-public final class InMemoryLogHandler: LogHandler {
+public final class InMemoryLogHandler: SwitchyardLogHandler {
     /// One entry as it was logged.
     public struct Entry: Sendable {
         /// Its level.

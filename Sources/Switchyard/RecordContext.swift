@@ -14,11 +14,11 @@ public struct RecordContext: Sendable {
     public var attempt: Int
     /// The worker's consumer group.
     public var group: String
-    let baseLogger: Logger
+    let baseLogger: SwitchyardLogger
     let publications: Publications
 
     /// A context for `record`.
-    init(record: KafkaRecord, attempt: Int, group: String, logger: Logger, publications: Publications) {
+    init(record: KafkaRecord, attempt: Int, group: String, logger: SwitchyardLogger, publications: Publications) {
         self.record = record
         self.attempt = attempt
         self.group = group
@@ -31,7 +31,7 @@ public struct RecordContext: Sendable {
     public init(
         topic: String, partition: Int32 = 0, offset: Int64 = 0, key: [UInt8]? = nil, value: [UInt8]? = nil,
         headers: [KafkaHeader] = [], timestampMilliseconds: Int64? = nil, attempt: Int = 1, group: String = "test",
-        logger: Logger = Logger(handler: InMemoryLogHandler())
+        logger: SwitchyardLogger = SwitchyardLogger(handler: InMemoryLogHandler())
     ) {
         self.init(
             record: KafkaRecord(
@@ -62,7 +62,7 @@ public struct RecordContext: Sendable {
     /// The worker's logger with the record's metadata (`kafka.topic`, `kafka.partition`, `kafka.offset`,
     /// `kafka.record`, `handler.attempt`) on every entry. Log constant messages; put data in metadata, and no
     /// record values.
-    public var logger: Logger {
+    public var logger: SwitchyardLogger {
         var logger = baseLogger
         logger.metadata.merge(location.position) { _, new in new }
         logger.metadata["handler.attempt"] = String(attempt)
@@ -161,6 +161,3 @@ private struct TaggedEvent<E: Event>: Encodable {
         try event.encode(to: encoder)
     }
 }
-
-/// A name for ``Logger`` that does not collide with swift-log's `Logger` in a file that imports both.
-public typealias SwitchyardLogger = Logger

@@ -32,7 +32,7 @@ struct RecordLoop {
         self.topics = topics
     }
 
-    var logger: Logger { worker.logger }
+    var logger: SwitchyardLogger { worker.logger }
 
     /// What became of a batch.
     enum Outcome: Equatable {
@@ -133,12 +133,12 @@ struct RecordLoop {
 struct TopicRuntime: Sendable {
     let name: String
     let configuration: TopicConfiguration
-    let records: Counter
-    let tombstones: Counter
-    let deadLetterErrors: Counter
-    let republishErrors: Counter
-    let republished: Counter?
-    let published: Counter
+    let records: SwitchyardCounter
+    let tombstones: SwitchyardCounter
+    let deadLetterErrors: SwitchyardCounter
+    let republishErrors: SwitchyardCounter
+    let republished: SwitchyardCounter?
+    let published: SwitchyardCounter
 
     init(name: String, configuration: TopicConfiguration, metrics: WorkerMetrics) {
         self.name = name
@@ -161,7 +161,7 @@ struct TypeCounts {
     struct Entry {
         let type: String
         var count: Int
-        var counter: Counter?
+        var counter: SwitchyardCounter?
     }
 
     private(set) var entries: [Entry] = []
@@ -188,7 +188,7 @@ struct TypeCounts {
 
     /// Adds every type's count to its counter (`counter(type)` finds it, once per type in the table) and
     /// starts again from zero.
-    mutating func flush(_ counter: (String) -> Counter) {
+    mutating func flush(_ counter: (String) -> SwitchyardCounter) {
         for k in entries.indices where entries[k].count > 0 {
             let target = entries[k].counter ?? counter(entries[k].type)
             entries[k].counter = target
@@ -385,7 +385,7 @@ final class Lane {
         case .deadLetter, .deadLetterThenHalt:
             guard case .failed(let failure) = decoded.outcome else { return }
             let dead = Effects.Send(
-                record: Self.deadLetter(record, failure: failure, topic: configuration, group: worker.configuration.groupId),
+                record: Self.deadLetter(record, failure: failure, topic: configuration, group: worker.configuration.groupID),
                 source: record.recordLocation,
                 kind: action == .deadLetter ? .deadLetter(failure, halts: false) : .deadLetter(failure, halts: true),
                 topic: topic)
@@ -422,7 +422,7 @@ final class Lane {
     /// ``startHalt(_:failure:since:worker:consumer:)`` for `progress`'s partition; `handlerKind`: a handler's
     /// failure halts it.
     static func startHalt(
-        _ record: KafkaRecord, progress: PartitionProgress, failure: DecodeFailure, handlerKind: String?, since: Timestamp, worker: Worker,
+        _ record: KafkaRecord, progress: PartitionProgress, failure: DecodeFailure, handlerKind: DeadLetterKind?, since: Timestamp, worker: Worker,
         consumer: KafkaConsumer
     ) {
         let tp = progress.partition
@@ -447,7 +447,7 @@ final class Lane {
             case .halted:
                 worker.metrics.halted.labels(tp.topic, String(tp.partition)).set(1)
                 var metadata = Effects.failureMetadata(failure, adding: position)
-                if let handlerKind { metadata["error.kind"] = handlerKind }
+                if let handlerKind { metadata["error.kind"] = handlerKind.rawValue }
                 worker.noteError("partition halted", metadata)
             case .released(let release):
                 do {

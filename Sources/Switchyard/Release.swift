@@ -124,7 +124,7 @@ extension Worker {
         do {
             control = try KafkaConsumer.make(
                 configuration: KafkaConsumerConfiguration(
-                    groupID: "\(configuration.groupId).control.\(UUID().uuidString.lowercased())", topics: [configuration.controlTopic],
+                    groupID: "\(configuration.groupID).control.\(UUID().uuidString.lowercased())", topics: [configuration.controlTopic],
                     kafka: kafka, offsetReset: .earliest, statisticsInterval: nil),
                 logger: kafkaLogger)
         } catch {
@@ -148,7 +148,7 @@ extension Worker {
                         ])
                         continue
                     }
-                    guard request.action == "release", request.group == configuration.groupId else { continue }
+                    guard request.action == "release", request.group == configuration.groupID else { continue }
                     if let secret = configuration.controlTopicSecret, !ReleaseSigning.verify(request, secret: secret) {
                         // Never applied: anyone who can write to the control topic could otherwise release any halt.
                         let reason = request.signature == nil ? "unsigned" : "bad_signature"

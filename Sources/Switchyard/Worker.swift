@@ -53,9 +53,9 @@ public struct HaltInfo: Sendable {
     public var failure: DecodeFailure
     /// A handler's failure kind (a ``HandlerOutcome/deadLetter(kind:reason:)`` kind, or `handlerFailed`) when
     /// the handler halted the partition; nil for a decode failure.
-    public var handlerKind: String?
+    public var handlerKind: DeadLetterKind?
     /// The dead letter's `switchyard.error.kind`: the handler's kind, else the decode failure's.
-    public var kind: String { handlerKind ?? failure.kind.rawValue }
+    public var kind: String { handlerKind?.rawValue ?? failure.kind.rawValue }
     /// When the record failed (before its dead letter was produced).
     public var since: Timestamp
     /// The halted record's timestamp (ms since the epoch): with the offset, its identity for releases.
@@ -65,7 +65,7 @@ public struct HaltInfo: Sendable {
 
     /// A halt at `offset` for `failure`.
     public init(
-        offset: Int64, failure: DecodeFailure, handlerKind: String? = nil, since: Timestamp, timestampMilliseconds: Int64? = nil,
+        offset: Int64, failure: DecodeFailure, handlerKind: DeadLetterKind? = nil, since: Timestamp, timestampMilliseconds: Int64? = nil,
         deadLetter: DeadLetterCoordinates? = nil
     ) {
         self.offset = offset
@@ -130,7 +130,7 @@ public struct WorkerStatus: Sendable {
     public func json(configuration: WorkerConfiguration) -> JSONObject {
         var o = JSONObject()
         o.set("phase", phase.rawValue)
-        o.set("group", configuration.groupId)
+        o.set("group", configuration.groupID)
         o.set("topics", configuration.topicNames.map { name -> JSONObject in
             var t = JSONObject()
             let topic = configuration.topics[name]!
@@ -205,7 +205,7 @@ public final class Worker: Sendable {
     public let metrics: WorkerMetrics
     let handlers: EventHandlers
     /// Where the worker logs (and the handlers' contexts, with each record's metadata).
-    public let logger: Logger
+    public let logger: SwitchyardLogger
     let kafkaLogLevel: KafkaLogLevel
     let state = Mutex(WorkerStatus())
     let control = Mutex(ControlState())
@@ -275,7 +275,7 @@ public final class Worker: Sendable {
     ///   delivery guarantees depend on, a retry policy without attempts, …), a handler registered twice, or a
     ///   handler that no configured topic can reach.
     public init(
-        configuration: WorkerConfiguration, handlers: EventHandlers = EventHandlers(), logger: Logger = Logger(),
+        configuration: WorkerConfiguration, handlers: EventHandlers = EventHandlers(), logger: SwitchyardLogger = SwitchyardLogger(),
         metrics: WorkerMetrics? = nil, kafkaLogLevel: KafkaLogLevel = .warning
     ) throws {
         var configuration = configuration
@@ -342,8 +342,8 @@ public final class Worker: Sendable {
     /// The settings shared by the consumer and the producer (the `kafka` map).
     var kafkaConfiguration: KafkaConfiguration {
         KafkaConfiguration(
-            bootstrapServers: configuration.brokers.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) },
-            clientID: configuration.clientId, properties: configuration.kafka, logLevel: kafkaLogLevel)
+            bootstrapServers: configuration.bootstrapServers,
+            clientID: configuration.clientID, properties: configuration.kafka, logLevel: kafkaLogLevel)
     }
 
     /// The consumer's settings: the shared map with `kafkaConsumer` on top.
@@ -386,7 +386,7 @@ public final class Worker: Sendable {
             metadata = try await producer.metadata(timeout: .seconds(10))
         } catch {
             await producer.close(timeout: .seconds(1))
-            throw WorkerError.unavailable("no broker answered at \(configuration.brokers): \(error)")
+            throw WorkerError.unavailable("no broker answered at \(configuration.brokersText): \(error)")
         }
         let partitionCounts = Dictionary(metadata.topics.map { ($0.name, $0.partitionCount) }, uniquingKeysWith: { a, _ in a })
 
@@ -396,7 +396,7 @@ public final class Worker: Sendable {
                 // Records keep librdkafka's messages: the loop is done with a batch before it asks for the next,
                 // and what outlives the batch (a handler's record) is detached.
                 configuration: KafkaConsumerConfiguration(
-                    groupID: configuration.groupId, topics: configuration.topicNames, kafka: kafka, keepsMessages: true),
+                    groupID: configuration.groupID, topics: configuration.topicNames, kafka: kafka, keepsMessages: true),
                 logger: kafkaLogger, rebalanceListener: { [self] event in rebalanced(event) })
         } catch let error as KafkaError {
             await producer.close(timeout: .seconds(1))
@@ -408,8 +408,8 @@ public final class Worker: Sendable {
         }
         state.withLock { if $0.phase == .starting { $0.phase = .running } }
         logger.notice("worker started", [
-            "kafka.group": configuration.groupId, "kafka.topics": configuration.topicNames.joined(separator: ","),
-            "kafka.brokers": configuration.brokers,
+            "kafka.group": configuration.groupID, "kafka.topics": configuration.topicNames.joined(separator: ","),
+            "kafka.brokers": configuration.brokersText,
         ])
         for topic in handlers.topicsWithoutEffect(in: configuration) {
             logger.warning("topic has no handler and no republish target: its records are only decoded, counted and committed", [
@@ -593,7 +593,7 @@ public final class Worker: Sendable {
 
 /// Routes librdkafka's log lines into the worker's logger.
 struct WorkerKafkaLogger: KafkaLogger {
-    public let logger: Logger
+    public let logger: SwitchyardLogger
 
     func log(level: KafkaLogLevel, message: String, metadata: [String: String]) {
         let mapped: LogLevel

@@ -1,14 +1,16 @@
 import Foundation
+import SwitchyardKafka
 
 /// The worker's configuration file (PRODUCT.md, "Configuration"), decoded strictly: an unknown key
 /// is an error naming its path and the nearest valid key, because a typo in config must fail loudly.
 public struct WorkerConfiguration: Sendable {
-    /// Bootstrap servers, comma-separated. Environment override: `SWITCHYARD_BROKERS`.
-    public var brokers: String
-    /// The consumer group. Environment override: `SWITCHYARD_GROUP_ID`.
-    public var groupId: String
-    /// The Kafka client id. Default: `switchyard`.
-    public var clientId: String
+    /// The bootstrap brokers, `host:port` each. In the file: `brokers`, comma-separated; environment override:
+    /// `SWITCHYARD_BROKERS`.
+    public var bootstrapServers: [String]
+    /// The consumer group. In the file: `groupId`; environment override: `SWITCHYARD_GROUP_ID`.
+    public var groupID: String
+    /// The Kafka `client.id`. In the file: `clientId`. Default: `switchyard`.
+    public var clientID: String
     /// The topics to consume, by name.
     public var topics: [String: TopicConfiguration]
     /// The HTTP endpoint for `/metrics` and health.
@@ -18,8 +20,9 @@ public struct WorkerConfiguration: Sendable {
     /// The shared secret releases must be signed with (`"controlTopic": {"name": …, "secret": "${file:…}"}`);
     /// nil: releases are not signed. Never logged.
     public var controlTopicSecret: String?
-    /// How long a SIGTERM may take to drain and commit. Default: 25 s.
-    public var shutdownTimeoutSeconds: Double
+    /// How long a graceful stop (SIGTERM, ``Worker/stop()``, cancellation) may take to drain and commit. In the
+    /// file: `shutdownTimeoutSeconds`. Default: 25 seconds.
+    public var shutdownTimeout: Duration
     /// Largest record value decoded; larger ones fail as `dataCorrupted`. Default: 1 MiB.
     public var maxRecordBytes: Int
     /// How many `record dead-lettered` warnings the worker writes per second on average (bursts of ten
@@ -55,20 +58,29 @@ public struct WorkerConfiguration: Sendable {
     /// The topic names, sorted (deterministic order for subscriptions and output).
     public var topicNames: [String] { topics.keys.sorted() }
 
+    /// ``shutdownTimeout`` in seconds, for arithmetic on clocks and for log lines.
+    var shutdownTimeoutSeconds: Double {
+        let parts = shutdownTimeout.components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+
+    /// ``bootstrapServers`` in the `host:port,host:port` form, for log lines and messages.
+    var brokersText: String { bootstrapServers.joined(separator: ",") }
+
     /// A configuration; the defaults are the configuration file's. A topic without a dead-letter topic gets
     /// `<topic>.dlq`. Checked when a ``Worker`` is made.
     public init(
-        brokers: String, groupId: String, clientId: String = "switchyard", topics: [String: TopicConfiguration],
+        bootstrapServers: [String], groupID: String, clientID: String = "switchyard", topics: [String: TopicConfiguration],
         metrics: MetricsConfiguration = MetricsConfiguration(), controlTopic: String = "switchyard.control",
-        shutdownTimeoutSeconds: Double = 25, maxRecordBytes: Int = WorkerConfiguration.defaultMaxRecordBytes, kafka: [String: String] = [:]
+        shutdownTimeout: Duration = .seconds(25), maxRecordBytes: Int = WorkerConfiguration.defaultMaxRecordBytes, kafka: [String: String] = [:]
     ) {
-        self.brokers = brokers
-        self.groupId = groupId
-        self.clientId = clientId
+        self.bootstrapServers = bootstrapServers
+        self.groupID = groupID
+        self.clientID = clientID
         self.topics = topics
         self.metrics = metrics
         self.controlTopic = controlTopic
-        self.shutdownTimeoutSeconds = shutdownTimeoutSeconds
+        self.shutdownTimeout = shutdownTimeout
         self.maxRecordBytes = maxRecordBytes
         self.kafka = kafka
         self.controlTopicSecret = nil
@@ -223,7 +235,8 @@ extension WorkerConfiguration {
         }
         if let brokers = environment["SWITCHYARD_BROKERS"], !brokers.isEmpty { file.brokers = brokers }
         if let group = environment["SWITCHYARD_GROUP_ID"], !group.isEmpty { file.groupId = group }
-        guard !file.brokers.isEmpty else { throw ConfigurationError(path: "brokers", reason: "must not be empty") }
+        let bootstrapServers = KafkaConfiguration.bootstrapServers(parsing: file.brokers)
+        guard !bootstrapServers.isEmpty else { throw ConfigurationError(path: "brokers", reason: "must not be empty") }
         guard !file.groupId.isEmpty else { throw ConfigurationError(path: "groupId", reason: "must not be empty") }
         guard !file.topics.isEmpty else { throw ConfigurationError(path: "topics", reason: "must name at least one topic") }
 
@@ -257,9 +270,9 @@ extension WorkerConfiguration {
         guard (0...65535).contains(metrics.port ?? 9464) else { throw ConfigurationError(path: "metrics.port", reason: "must be 0…65535") }
         guard (metrics.maxTypeLabels ?? 100) >= 1 else { throw ConfigurationError(path: "metrics.maxTypeLabels", reason: "must be at least 1") }
         var configuration = WorkerConfiguration(
-            brokers: file.brokers, groupId: file.groupId, clientId: file.clientId ?? "switchyard", topics: topics,
+            bootstrapServers: bootstrapServers, groupID: file.groupId, clientID: file.clientId ?? "switchyard", topics: topics,
             metrics: MetricsConfiguration(host: metrics.host ?? "0.0.0.0", port: metrics.port ?? 9464, maxTypeLabels: metrics.maxTypeLabels ?? 100),
-            controlTopic: file.controlTopic ?? "switchyard.control", shutdownTimeoutSeconds: file.shutdownTimeoutSeconds ?? 25,
+            controlTopic: file.controlTopic ?? "switchyard.control", shutdownTimeout: .seconds(file.shutdownTimeoutSeconds ?? 25),
             maxRecordBytes: file.maxRecordBytes ?? WorkerConfiguration.defaultMaxRecordBytes, kafka: kafka)
         guard (file.deadLetterLogsPerSecond ?? 10) >= 0 else {
             throw ConfigurationError(path: "deadLetterLogsPerSecond", reason: "must be at least 0 (0 writes only the summaries)")

@@ -49,7 +49,7 @@ struct ConsumeCommand: Command {
             throw CommandError(.config, "\(configPath): \(error)")
         }
         try await checkBrokersAnswer(configuration)
-        let logger = Logger(level: logLevel)
+        let logger = SwitchyardLogger(level: logLevel)
         var handlers = EventHandlers()
         if let factory = SwitchyardCommand.handlers {
             do {

@@ -268,7 +268,7 @@ struct DLQCommand: Command {
             do {
                 let loaded = try WorkerConfiguration.load(path: configPath, catalogs: SwitchyardCommand.catalogs)
                 properties = loaded.kafka
-                brokers = brokers ?? loaded.brokers
+                brokers = brokers ?? loaded.bootstrapServers.joined(separator: ",")
                 config = loaded
             } catch {
                 throw CommandError(.config, "\(configPath): \(error)")

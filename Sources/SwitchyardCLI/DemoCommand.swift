@@ -174,15 +174,15 @@ struct DemoCommand: Command {
             topicConfigurations[topic.name] = TopicConfiguration(catalog: topic.catalog, deadLetterTopic: topic.name + ".dlq", republishTo: topic.republishTo)
         }
         let configuration = WorkerConfiguration(
-            brokers: broker.bootstrapServers, groupId: "switchyard-demo",
+            bootstrapServers: broker.bootstrapServerList, groupID: "switchyard-demo",
             topics: topicConfigurations,
-            metrics: MetricsConfiguration(host: "127.0.0.1", port: metricsPort), shutdownTimeoutSeconds: 10,
+            metrics: MetricsConfiguration(host: "127.0.0.1", port: metricsPort), shutdownTimeout: .seconds(10),
             kafka: ["heartbeat.interval.ms": "500", "session.timeout.ms": "6000", "auto.commit.interval.ms": "500", "statistics.interval.ms": "1000"])
         let worker: Worker
         let server: HTTPServer
         do {
             // The summary below tells the story; `switchyard consume` logs JSON lines instead.
-            worker = try Worker(configuration: configuration, logger: Logger(handler: InMemoryLogHandler(), level: .error), kafkaLogLevel: .critical)
+            worker = try Worker(configuration: configuration, logger: SwitchyardLogger(handler: InMemoryLogHandler(), level: .error), kafkaLogLevel: .critical)
             do {
                 server = try worker.serveEndpoints()
             } catch let error as WorkerError where !metricsPortGiven {
@@ -251,7 +251,7 @@ struct DemoCommand: Command {
     static func deadLetterGroups(worker: Worker) async -> [String: [(kind: String, path: String, type: String, count: Int)]] {
         var result: [String: [(kind: String, path: String, type: String, count: Int)]] = [:]
         for (topic, config) in worker.configuration.topics.sorted(by: { $0.key < $1.key }) {
-            let source = DeadLetterSource.live(brokers: worker.configuration.brokers, topic: config.deadLetterTopic, properties: [:])
+            let source = DeadLetterSource.live(brokers: worker.configuration.bootstrapServers.joined(separator: ","), topic: config.deadLetterTopic, properties: [:])
             let letters: [DeadLetter]
             do {
                 letters = try await source.readAll()

@@ -18,8 +18,9 @@ struct ReleaseCommand: Command {
             was acknowledged before it halted) and goes on.
 
             Refused (exit 1, saying what was found): a topic that is not in the config (--config), a lenient
-            topic (it never halts), a topic or partition the brokers do not have, and a partition that is not
-            halted at that offset. The halt is read from the worker's /status (--status), or else from the
+            topic (it never halts), a topic or partition the brokers do not have, a group that nothing knows (the
+            brokers do not list it, it committed nothing on the partition, no dead letter names it: the closest
+            known groups are named), and a partition that is not halted at that offset. The halt is read from the worker's /status (--status), or else from the
             group's committed offset (not past that offset) and the dead-letter topic (the partition's newest
             dead letter must be the record at that offset). A release
             names the record (its offset and timestamp), and the worker applies it to that record only.
@@ -167,7 +168,7 @@ struct ReleaseCommand: Command {
             }
             if topic.hasSuffix(".dlq") || config.topics.values.contains(where: { $0.deadLetterTopic == topic }) {
                 var dlqKafka = kafka
-                dlqKafka.bootstrapServers = (brokers ?? config.brokers).split(separator: ",").map(String.init)
+                dlqKafka.bootstrapServers = brokers.map { KafkaConfiguration.bootstrapServers(parsing: $0) } ?? config.bootstrapServers
                 dlqKafka.properties = config.kafka
                 try await refuseDeadLetterLocation(kafka: dlqKafka)
             }
@@ -181,9 +182,9 @@ struct ReleaseCommand: Command {
             guard topicConfig.policy == .strict else {
                 throw CommandError(.findings, "refused: \(topic) is lenient in \(configPath): it dead-letters and goes on, it never halts; nothing to release")
             }
-            kafka.bootstrapServers = config.brokers.split(separator: ",").map(String.init)
+            kafka.bootstrapServers = config.bootstrapServers
             kafka.properties = config.kafka
-            groupName = groupName ?? config.groupId
+            groupName = groupName ?? config.groupID
             controlTopic = controlTopic ?? config.controlTopic
             deadLetterTopic = deadLetterTopic ?? config.topics[topic]?.deadLetterTopic
             secret = secret ?? config.controlTopicSecret
@@ -207,8 +208,8 @@ struct ReleaseCommand: Command {
                 if let statusURL {
                     halt = try await checkStatus(statusURL, group: group)
                 } else {
-                    try await checkCommitted(group: group, kafka: kafka)
-                    halt = try await checkDeadLetters(deadLetterTopic ?? "\(topic).dlq", group: group, kafka: kafka)
+                    let committed = try await checkCommitted(group: group, kafka: kafka)
+                    halt = try await checkDeadLetters(deadLetterTopic ?? "\(topic).dlq", group: group, committed: committed, kafka: kafka)
                 }
             }
             var request = ReleaseRequest(
@@ -326,23 +327,33 @@ struct ReleaseCommand: Command {
 
     /// A halted partition's committed offset is at most the halted record's (its offset is never stored): a
     /// group committed past `offset` has moved past it (released already, or a build that decodes it ran).
-    func checkCommitted(group: String, kafka: KafkaConfiguration) async throws {
+    /// Returns whether the group has committed an offset of the partition at all.
+    func checkCommitted(group: String, kafka: KafkaConfiguration) async throws -> Bool {
         let tp = KafkaTopicPartition(topic: topic, partition: Int32(partition))
         let committed = try await KafkaConsumer.committedOffsets(group: group, partitions: [tp], kafka: kafka, timeout: connectTimeout)
-        if let next = committed[tp], next > Int64(offset) {
+        guard let next = committed[tp] else { return false }
+        if next > Int64(offset) {
             throw CommandError(
                 .findings,
                 "refused: group \(group) has committed \(topic)/\(partition) up to @\(next) (the next record it reads), past @\(offset): "
                     + "it is not halted there (released already, or a build that decodes it ran); nothing to release")
         }
+        return true
     }
 
     /// Reads the dead-letter topic: the partition's newest dead letter (for this group) must be the record
     /// at `offset` — a halted partition's newest dead letter is the record it is halted at.
-    func checkDeadLetters(_ dlq: String, group: String, kafka: KafkaConfiguration) async throws -> Halt {
+    ///
+    /// A group that nothing knows (the brokers do not list it, it committed nothing on the partition, no dead
+    /// letter names it) is a misspelt one: refused, naming the closest known groups.
+    func checkDeadLetters(_ dlq: String, group: String, committed: Bool, kafka: KafkaConfiguration) async throws -> Halt {
         let letters = try await DeadLetterSource.live(
             brokers: kafka.bootstrapServers.joined(separator: ","), topic: dlq, properties: kafka.properties
         ).readAll(connectTimeout: connectTimeout)
+        if !committed {
+            let listed = try await KafkaCluster.groupNames(kafka: kafka, timeout: connectTimeout)
+            try checkGroupKnown(group, listed: listed, named: Set(letters.compactMap(\.consumerGroup)), dlq: dlq)
+        }
         let ofPartition = letters.filter {
             $0.originalTopic == topic && $0.originalPartition == Int32(partition) && ($0.consumerGroup == nil || $0.consumerGroup == group)
         }
@@ -361,5 +372,19 @@ struct ReleaseCommand: Command {
         return Halt(
             timestamp: newest.originalTimestampMilliseconds,
             deadLetter: DeadLetterCoordinates(topic: newest.topic ?? dlq, partition: newest.partition, offset: newest.offset))
+    }
+
+    /// Refuses a group that neither the brokers' list (`listed`, nil when they cannot list groups) nor the dead
+    /// letters (`named`) know, naming the known groups closest first. Without either to go by, nothing is refused.
+    func checkGroupKnown(_ group: String, listed: [String]?, named: Set<String>, dlq: String) throws {
+        let known = named.union(listed ?? [])
+        guard !known.contains(group), listed != nil || !named.isEmpty else { return }
+        let closest = known.filter { !$0.hasPrefix("_") }.sorted { (editDistance($0, group), $0) < (editDistance($1, group), $1) }
+        let tried = (listed == nil ? "" : "the brokers do not list it, ") + "no offset committed on \(topic)/\(partition), no dead letter in \(dlq) names it"
+        throw CommandError(
+            .findings,
+            "refused: no group '\(group)' is known (\(tried)); "
+                + (closest.isEmpty ? "no group is known" : "known groups, closest first: \(closest.prefix(5).joined(separator: ", "))")
+                + didYouMean(group, among: closest))
     }
 }

@@ -250,12 +250,12 @@ struct ReplayCommand: Command {
         options.maxRecordBytes = maxRecordBytes ?? config?.maxRecordBytes ?? WorkerConfiguration.defaultMaxRecordBytes
         var reader: KafkaTopicReader?
         if live {
-            reader = try await openLive(brokers: brokers ?? config?.brokers ?? "", properties: config?.kafka ?? [:])
+            reader = try await openLive(brokers: brokers ?? config?.bootstrapServers.joined(separator: ",") ?? "", properties: config?.kafka ?? [:])
         }
         var publisher: Publisher?
         if republish && !dryRun {
             publisher = try await Publisher.connect(
-                brokers: brokers ?? config?.brokers ?? "", properties: config?.kafka ?? [:], clientID: "switchyard-replay",
+                brokers: brokers ?? config?.bootstrapServers.joined(separator: ",") ?? "", properties: config?.kafka ?? [:], clientID: "switchyard-replay",
                 rate: rate, connectTimeout: connectTimeout)
         }
         do {

@@ -108,7 +108,7 @@ func tcpPortProblem(host: String, port: Int) -> String? {
 /// subcommands do, rather than after the worker's connect timeout (`consume`).
 func checkBrokersAnswer(_ configuration: WorkerConfiguration) async throws {
     let kafka = KafkaConfiguration(
-        bootstrapServers: configuration.brokers.split(separator: ",").map(String.init), clientID: configuration.clientId,
+        bootstrapServers: configuration.bootstrapServers, clientID: configuration.clientID,
         properties: configuration.kafka, logLevel: .error)
     do {
         _ = try await KafkaCluster.metadata(kafka: kafka, timeout: .seconds(10))

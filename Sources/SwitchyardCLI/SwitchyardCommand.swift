@@ -79,10 +79,10 @@ public struct HandlerSetup: Sendable {
     /// The worker's configuration, environment overrides and secrets applied.
     public var configuration: WorkerConfiguration
     /// The worker's logger (the handlers may keep it).
-    public var logger: Logger
+    public var logger: SwitchyardLogger
 
     /// A setup for `configuration` (tests call factories with one).
-    public init(configuration: WorkerConfiguration, logger: Logger = Logger()) {
+    public init(configuration: WorkerConfiguration, logger: SwitchyardLogger = SwitchyardLogger()) {
         self.configuration = configuration
         self.logger = logger
     }

@@ -22,7 +22,7 @@ public struct AdversarialInput: Sendable {
     public var maxRecordBytes: Int?
 }
 
-/// Generates the hostile inputs of issue 8 — nothing large is checked in. Every input is one line
+/// Generates the hostile inputs — nothing large is checked in. Every input is one line
 /// (no raw newline byte), so the set can be written as NDJSON and replayed.
 public enum AdversarialInputs {
     static let envelope = #""id":"evt_adv","occurredAt":"2026-01-01T00:00:00Z""#

@@ -59,27 +59,43 @@ public final class EmbeddedBroker: Sendable {
     }
 
     private let cluster: RDKafkaMockCluster
+    /// The listeners on chosen ports (``make(brokers:topics:port:)``), if any.
+    private let relay: EmbeddedBrokerRelay?
 
     /// `host:port[,host:port…]`, the value for `bootstrap.servers`.
     public let bootstrapServers: String
+    /// ``bootstrapServers`` as a list, for ``KafkaConfiguration/bootstrapServers``.
+    public var bootstrapServerList: [String] { KafkaConfiguration.bootstrapServers(parsing: bootstrapServers) }
     /// How many brokers the cluster has; their ids are 1…brokerCount.
     public let brokerCount: Int
 
-    private init(cluster: RDKafkaMockCluster, brokerCount: Int) {
+    private init(cluster: RDKafkaMockCluster, relay: EmbeddedBrokerRelay?, brokerCount: Int) {
         self.cluster = cluster
-        self.bootstrapServers = cluster.bootstrapServers
+        self.relay = relay
+        self.bootstrapServers = relay.map { relay in relay.ports.map { "\(relay.host):\($0)" }.joined(separator: ",") } ?? cluster.bootstrapServers
         self.brokerCount = brokerCount
     }
 
     /// Starts a cluster of `brokers` brokers and creates `topics` (name → partition count, replication factor 1).
-    public static func make(brokers: Int = 1, topics: [String: Int] = [:]) throws -> EmbeddedBroker {
+    ///
+    /// With `port`, broker 1 is reached at `port`, broker 2 at `port + 1`, and so on, and the brokers advertise
+    /// those ports (a relay in this process in front of each mock broker; see ``EmbeddedBrokerRelay``).
+    ///
+    /// - Throws: ``KafkaError/Code/unavailable`` when a chosen port is in use.
+    public static func make(brokers: Int = 1, topics: [String: Int] = [:], port: Int? = nil) throws -> EmbeddedBroker {
         guard (1...32).contains(brokers) else {
             throw KafkaError.configuration(reason: "the embedded broker needs 1 to 32 brokers, got \(brokers)")
         }
-        let broker = EmbeddedBroker(
-            cluster: try RDKafkaMockCluster.make(brokerCount: Int32(brokers)),
-            brokerCount: brokers
-        )
+        let cluster = try RDKafkaMockCluster.make(brokerCount: Int32(brokers))
+        var relay: EmbeddedBrokerRelay?
+        if let port {
+            let targets = cluster.bootstrapServers.split(separator: ",").map { address -> (host: String, port: Int) in
+                let colon = address.lastIndex(of: ":")!
+                return (String(address[..<colon]), Int(address[address.index(after: colon)...])!)
+            }
+            relay = try EmbeddedBrokerRelay.start(brokers: targets, firstPort: port)
+        }
+        let broker = EmbeddedBroker(cluster: cluster, relay: relay, brokerCount: brokers)
         for (name, partitions) in topics.sorted(by: { $0.key < $1.key }) {
             try broker.createTopic(name, partitions: partitions)
         }

@@ -50,6 +50,19 @@ public enum KafkaCluster {
         }
     }
 
+    /// The names of the consumer groups the brokers know (ListGroups), or nil when the brokers do not support the
+    /// request (librdkafka's mock cluster, as `switchyard broker` runs it, does not).
+    public static func groupNames(
+        kafka: KafkaConfiguration,
+        timeout: Duration = .seconds(10),
+        logger: any KafkaLogger = NoOpKafkaLogger()
+    ) async throws -> [String]? {
+        let client = try RDKafkaClient.make(
+            kind: .producer, properties: kafka.rdKafkaProperties, callbacks: RDKafkaCallbacks(logger: logger, secrets: kafka.secretValues))
+        let milliseconds = Int32(clamping: timeout.milliseconds)
+        return try await runBlocking { try client.groupNames(timeoutMilliseconds: milliseconds) }
+    }
+
     /// The error that settles it: an authentication failure, or, once every broker is down, the last error
     /// that names why (a transport, resolve or SSL error) rather than the summary itself.
     static func decisiveCause(_ errors: [KafkaError]) -> KafkaError? {

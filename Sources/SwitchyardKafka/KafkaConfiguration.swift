@@ -27,6 +27,12 @@ public struct KafkaConfiguration: Sendable, CustomStringConvertible {
         self.logLevel = logLevel
     }
 
+    /// A `host:port[,host:port…]` list (the form of `bootstrap.servers` and `--brokers`) as ``bootstrapServers``:
+    /// spaces around the commas and empty entries are dropped.
+    public static func bootstrapServers(parsing list: String) -> [String] {
+        list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
     /// Whether a property name holds a secret: `sasl.password`, `ssl.key.password`, and any name containing
     /// `password`, `secret` or `sasl.oauthbearer.config`.
     public static func isSecret(_ name: String) -> Bool {

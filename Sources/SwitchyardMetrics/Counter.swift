@@ -3,7 +3,7 @@ import Synchronization
 /// One counter series: a monotonically increasing `Int64`.
 ///
 /// Hold on to it: incrementing a handle is a single relaxed atomic add, with no lookup and no lock.
-public final class Counter: Sendable {
+public final class SwitchyardCounter: Sendable {
     private let storage = Atomic<Int64>(0)
 
     init() {}
@@ -18,15 +18,15 @@ public final class Counter: Sendable {
     public var value: Int64 { storage.load(ordering: .relaxed) }
 }
 
-/// A counter family: a name, help text and label names; one `Counter` per distinct set of label values.
+/// A counter family: a name, help text and label names; one `SwitchyardCounter` per distinct set of label values.
 public final class CounterFamily: Sendable {
     /// The metric name, e.g. `switchyard_records_total`.
     public let name: String
     /// The `# HELP` text.
     public let help: String
-    let table: SeriesTable<Counter>
+    let table: SeriesTable<SwitchyardCounter>
 
-    init(name: String, help: String, table: SeriesTable<Counter>) {
+    init(name: String, help: String, table: SeriesTable<SwitchyardCounter>) {
         self.name = name
         self.help = help
         self.table = table
@@ -40,8 +40,8 @@ public final class CounterFamily: Sendable {
     /// If the family caps a label and this is a new value past the cap, the returned counter is the shared
     /// `_other` series for that label (see `MetricsRegistry.overflowLabelValue`).
     /// - Precondition: exactly one value per label name.
-    public func labels(_ values: String...) -> Counter { table.child(values) }
+    public func labels(_ values: String...) -> SwitchyardCounter { table.child(values) }
 
     /// The counter for these label values; see `labels(_:)`.
-    public func labels(_ values: [String]) -> Counter { table.child(values) }
+    public func labels(_ values: [String]) -> SwitchyardCounter { table.child(values) }
 }

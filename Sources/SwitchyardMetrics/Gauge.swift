@@ -1,7 +1,7 @@
 import Synchronization
 
 /// One gauge series: a `Double` that can go up and down.
-public final class Gauge: Sendable {
+public final class SwitchyardGauge: Sendable {
     // The Double's bit pattern, so set is a store and increment a compare-and-swap loop; no lock.
     private let bits = Atomic<UInt64>(Double(0).bitPattern)
 
@@ -33,15 +33,15 @@ public final class Gauge: Sendable {
     public var value: Double { Double(bitPattern: bits.load(ordering: .relaxed)) }
 }
 
-/// A gauge family: a name, help text and label names; one `Gauge` per distinct set of label values.
+/// A gauge family: a name, help text and label names; one `SwitchyardGauge` per distinct set of label values.
 public final class GaugeFamily: Sendable {
     /// The metric name, e.g. `switchyard_consumer_lag`.
     public let name: String
     /// The `# HELP` text.
     public let help: String
-    let table: SeriesTable<Gauge>
+    let table: SeriesTable<SwitchyardGauge>
 
-    init(name: String, help: String, table: SeriesTable<Gauge>) {
+    init(name: String, help: String, table: SeriesTable<SwitchyardGauge>) {
         self.name = name
         self.help = help
         self.table = table
@@ -54,10 +54,10 @@ public final class GaugeFamily: Sendable {
     ///
     /// Past the cap of a capped label, a new value maps to the shared `_other` series.
     /// - Precondition: exactly one value per label name.
-    public func labels(_ values: String...) -> Gauge { table.child(values) }
+    public func labels(_ values: String...) -> SwitchyardGauge { table.child(values) }
 
     /// The gauge for these label values; see `labels(_:)`.
-    public func labels(_ values: [String]) -> Gauge { table.child(values) }
+    public func labels(_ values: [String]) -> SwitchyardGauge { table.child(values) }
 
     /// Removes the series with these label values, if any (a gauge about something this process no longer
     /// owns, like a partition after a rebalance, should disappear rather than keep its last value).

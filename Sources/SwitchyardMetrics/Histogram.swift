@@ -1,7 +1,7 @@
 import Synchronization
 
 /// One histogram series: counts of observations per bucket, their sum and their count.
-public final class Histogram: Sendable {
+public final class SwitchyardHistogram: Sendable {
     /// Upper bounds (inclusive), strictly increasing, without the implicit `+Inf`.
     public let upperBounds: [Double]
     private let state: Mutex<State>
@@ -89,7 +89,7 @@ public struct HistogramSnapshot: Sendable, Equatable {
     }
 }
 
-/// A histogram family: a name, help text, label names and bucket bounds; one `Histogram` per distinct set
+/// A histogram family: a name, help text, label names and bucket bounds; one `SwitchyardHistogram` per distinct set
 /// of label values.
 public final class HistogramFamily: Sendable {
     /// The default buckets, for processing times in seconds: 100 µs to 10 s, roughly 1-2.5-5 per decade.
@@ -103,9 +103,9 @@ public final class HistogramFamily: Sendable {
     public let help: String
     /// Upper bounds of the finite buckets.
     public let upperBounds: [Double]
-    let table: SeriesTable<Histogram>
+    let table: SeriesTable<SwitchyardHistogram>
 
-    init(name: String, help: String, upperBounds: [Double], table: SeriesTable<Histogram>) {
+    init(name: String, help: String, upperBounds: [Double], table: SeriesTable<SwitchyardHistogram>) {
         self.name = name
         self.help = help
         self.upperBounds = upperBounds
@@ -120,8 +120,8 @@ public final class HistogramFamily: Sendable {
     ///
     /// Past the cap of a capped label, a new value maps to the shared `_other` series.
     /// - Precondition: exactly one value per label name.
-    public func labels(_ values: String...) -> Histogram { table.child(values) }
+    public func labels(_ values: String...) -> SwitchyardHistogram { table.child(values) }
 
     /// The histogram for these label values; see `labels(_:)`.
-    public func labels(_ values: [String]) -> Histogram { table.child(values) }
+    public func labels(_ values: [String]) -> SwitchyardHistogram { table.child(values) }
 }

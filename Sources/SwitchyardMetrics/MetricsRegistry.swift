@@ -4,7 +4,7 @@ import Synchronization
 /// for `GET /metrics`, and read them back in tests.
 ///
 /// There is no global registry: create one at startup and pass it explicitly to whatever records or
-/// exposes metrics. Registration takes a lock; recording on a held `Counter`/`Gauge`/`Histogram` handle
+/// exposes metrics. Registration takes a lock; recording on a held `SwitchyardCounter`/`SwitchyardGauge`/`SwitchyardHistogram` handle
 /// does not touch the registry at all.
 ///
 /// ```swift
@@ -52,7 +52,7 @@ public final class MetricsRegistry: Sendable {
             .counter(
                 CounterFamily(
                     name: name, help: help,
-                    table: SeriesTable(labelNames: labels, cappedIndex: spec.cappedIndex, cap: cap) { Counter() }))
+                    table: SeriesTable(labelNames: labels, cappedIndex: spec.cappedIndex, cap: cap) { SwitchyardCounter() }))
         }
         guard case .counter(let counter) = family else { throw MetricsError.conflictingRegistration(name) }
         return counter
@@ -70,7 +70,7 @@ public final class MetricsRegistry: Sendable {
             .gauge(
                 GaugeFamily(
                     name: name, help: help,
-                    table: SeriesTable(labelNames: labels, cappedIndex: spec.cappedIndex, cap: cap) { Gauge() }))
+                    table: SeriesTable(labelNames: labels, cappedIndex: spec.cappedIndex, cap: cap) { SwitchyardGauge() }))
         }
         guard case .gauge(let gauge) = family else { throw MetricsError.conflictingRegistration(name) }
         return gauge
@@ -94,7 +94,7 @@ public final class MetricsRegistry: Sendable {
                 HistogramFamily(
                     name: name, help: help, upperBounds: buckets,
                     table: SeriesTable(labelNames: labels, cappedIndex: spec.cappedIndex, cap: cap) {
-                        Histogram(upperBounds: buckets)
+                        SwitchyardHistogram(upperBounds: buckets)
                     }))
         }
         guard case .histogram(let histogram) = family else { throw MetricsError.conflictingRegistration(name) }

@@ -1,7 +1,7 @@
 import Foundation
 import SwitchyardFuzz
 
-// Writes the adversarial inputs of issue 8 for scripts/adversarial.sh: one file per input
+// Writes the adversarial inputs for scripts/adversarial.sh: one file per input
 // (`NAME.ndjson`, the record on one line) and `manifest.tsv` (fields separated by U+001F: name, catalog, bytes, maxRecordBytes,
 // expected outcome, kind, path, summary).
 // Usage: switchyard-adversarial DIR [SCALE]

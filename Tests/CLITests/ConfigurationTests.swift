@@ -44,7 +44,7 @@ import SwitchyardCatalog
         #expect(payments.policy == .strict && payments.onFailure == .halt && payments.deadLetterTopic == "payments.dlq")
         #expect(payments.republishTo == nil && payments.republishMode == .canonical)
         #expect(config.metrics == MetricsConfiguration(host: "0.0.0.0", port: 9464, maxTypeLabels: 100))
-        #expect(config.controlTopic == "switchyard.control" && config.shutdownTimeoutSeconds == 25 && config.clientId == "switchyard")
+        #expect(config.controlTopic == "switchyard.control" && config.shutdownTimeout == .seconds(25) && config.clientID == "switchyard")
         #expect(config.deadLetterLogsPerSecond == 10)
     }
 
@@ -113,6 +113,18 @@ import SwitchyardCatalog
 
     @Test func environmentOverridesBrokersAndGroup() throws {
         let config = try WorkerConfiguration.parse(Array(Self.minimal.utf8), catalogs: CatalogRegistry(Catalog.shipped), environment: ["SWITCHYARD_BROKERS": "a:1,b:2", "SWITCHYARD_GROUP_ID": "blue"])
-        #expect(config.brokers == "a:1,b:2" && config.groupId == "blue")
+        #expect(config.bootstrapServers == ["a:1", "b:2"] && config.groupID == "blue")
+    }
+
+    @Test func theFilesBrokerListIsTheSwiftBootstrapServers() throws {
+        let catalogs = CatalogRegistry(Catalog.shipped)
+        let spaced = try WorkerConfiguration.parse(Array(Self.minimal.utf8), catalogs: catalogs, environment: ["SWITCHYARD_BROKERS": " a:1 , b:2,"])
+        #expect(spaced.bootstrapServers == ["a:1", "b:2"])
+        #expect(throws: ConfigurationError.self) {
+            try WorkerConfiguration.parse(Array(Self.minimal.utf8), catalogs: catalogs, environment: ["SWITCHYARD_BROKERS": " , "])
+        }
+        let seconds = try WorkerConfiguration.parse(
+            Array(Self.minimal.replacingOccurrences(of: #""groupId""#, with: #""shutdownTimeoutSeconds": 2.5, "groupId""#).utf8), catalogs: catalogs)
+        #expect(seconds.shutdownTimeout == .milliseconds(2500))
     }
 }

@@ -94,7 +94,7 @@ import Testing
         #expect((o["payload"] as? String)?.contains("o-secret-1") == false)
         #expect(o["payloadProblem"] is String, "a truncated payload says where reading stopped")
         let missing = try CLI.run(["dlq", "show", "9", "--file", dump.path])
-        #expect(missing.exitCode == 1 && missing.stderr.contains("no dead letter at offset 9"), "not found is about the data (issue 15, item 12)")
+        #expect(missing.exitCode == 1 && missing.stderr.contains("no dead letter at offset 9"), "not found is about the data")
         // One way to name a record: the location list prints is the one show takes.
         let named = try CLI.run(["dlq", "show", "feeds.dlq/0@2", "--file", dump.path, "--json"])
         #expect(named.exitCode == 0, "\(named.stderr)")

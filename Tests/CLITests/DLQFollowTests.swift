@@ -4,7 +4,7 @@ import SwitchyardTestSupport
 import Testing
 
 /// `dlq list --follow` and the idle timeout on the embedded broker, over TCP, with the built binary
-/// (issue 15, items 11 and 15).
+///.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct DLQFollowTests {
     /// A dead letter as the worker writes it: the original bytes and the switchyard.* diagnosis headers.
     static func deadLetter(_ offset: Int, path: String) -> KafkaProducerRecord {
@@ -104,7 +104,7 @@ import Testing
     }
 }
 
-/// Progress on stderr only when stderr is a terminal (issue 15, item 11): run under `script`, which gives
+/// Progress on stderr only when stderr is a terminal: run under `script`, which gives
 /// the command a pseudo-terminal, and through pipes.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct ProgressTests {
     @Test func aLongReadShowsProgressOnATerminalOnly() async throws {

@@ -47,10 +47,10 @@ import Testing
         }
         let failing = expected.filter { $0.outcome == "failed" }
         let config = WorkerConfiguration(
-            brokers: broker.bootstrapServers, groupId: unique("feeds-workers"),
+            bootstrapServers: broker.bootstrapServerList, groupID: unique("feeds-workers"),
             topics: ["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")],
-            metrics: MetricsConfiguration(host: "127.0.0.1", port: 0), shutdownTimeoutSeconds: 10, kafka: Self.fastKafka)
-        let worker = try Worker(configuration: config, logger: Logger(handler: InMemoryLogHandler(), level: .error), kafkaLogLevel: .error)
+            metrics: MetricsConfiguration(host: "127.0.0.1", port: 0), shutdownTimeout: .seconds(10), kafka: Self.fastKafka)
+        let worker = try Worker(configuration: config, logger: SwitchyardLogger(handler: InMemoryLogHandler(), level: .error), kafkaLogLevel: .error)
         let running = Task { try await worker.run() }
         defer { worker.stop() }
         try await eventually(.seconds(90), "the worker dead-lettered every failing fixture") {

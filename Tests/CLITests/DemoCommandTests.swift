@@ -14,7 +14,7 @@ import Testing
             #expect(out.contains(type), "\(type) missing")
         }
         #expect(out.contains("UNKNOWN TYPE (handed on)"))
-        // Issue 15, item 13: the dead-letter table's title is its own line, and its columns line up.
+        // The dead-letter table's title is its own line, and its columns line up.
         let lines = out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         for dlq in ["feeds.dlq", "payments.dlq"] {
             let title = try #require(lines.firstIndex(of: "  Dead-lettered to \(dlq):"), "\(dlq) title")
@@ -45,7 +45,7 @@ import Testing
     }
 }
 
-/// Issue 15, item 3: what the demo tells you to run runs as printed, against the demo it printed it for.
+/// What the demo tells you to run runs as printed, against the demo it printed it for.
 @Suite(.serialized, .timeLimit(.minutes(4))) struct DemoSuggestionTests {
     @Test func everyCommandTheDemoSuggestsRunsAsPrinted() async throws {
         let process = Process()

@@ -3,9 +3,8 @@ import SwitchyardKafka
 import SwitchyardTestSupport
 import Testing
 
-/// Issue 15, "must show": every command printed in a `--help` page's EXAMPLES and in the README's replay
-/// and on-call sections runs as printed, on the embedded broker and the fixtures under the names the
-/// documentation uses, and ends as the documentation says (an `error:` after it: that error's exit code).
+/// Every command printed in a `--help` page's EXAMPLES, in the README and in docs/ runs as printed, on the
+/// embedded broker and the fixtures under the names the documentation uses, and ends as the documentation says (an `error:` after it: that error's exit code).
 @Suite(.serialized, .timeLimit(.minutes(10))) struct DocumentedCommandsTests {
     /// A documented command line and what it should end with.
     struct Documented: CustomStringConvertible {
@@ -43,37 +42,80 @@ import Testing
         return examples
     }
 
-    /// The commands of the README's replay and on-call sections: `$ …` lines of console blocks (with
-    /// the exit code their printed error implies) and the lines of sh blocks.
-    static func readmeCommands() throws -> [Documented] {
-        let readme = try String(contentsOf: CLI.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let start = try #require(readme.range(of: "## Replay: would this build decode that traffic?"))
-        let end = try #require(readme.range(of: "## The worker: `switchyard consume --config FILE`"))
-        let lines = readme[start.lowerBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false).map {
-            $0.trimmingCharacters(in: .whitespaces)
+    /// The Markdown files whose commands must run as printed: the README and everything under docs/, but the
+    /// tutorial, which scripts/tutorial-test.sh follows step by step in a package of its own.
+    static func documentationFiles() throws -> [URL] {
+        let root = CLI.packageRoot
+        var files = [root.appendingPathComponent("README.md")]
+        let docs = root.appendingPathComponent("docs")
+        let enumerator = try #require(FileManager.default.enumerator(at: docs, includingPropertiesForKeys: nil))
+        for case let url as URL in enumerator where url.pathExtension == "md" && url.lastPathComponent != "tutorial.md" {
+            files.append(url)
         }
+        return files.sorted { $0.path < $1.path }
+    }
+
+    /// The marker that exempts the code block right below it, with the reason it cannot run here.
+    static let notRunMarker = "<!-- not run in CI:"
+
+    /// The commands of the README and docs/: `$ …` lines of console blocks (with the exit code their
+    /// printed error implies) and the lines of sh blocks, except blocks under a `not run in CI` marker.
+    static func documentationCommands() throws -> (commands: [Documented], exempt: [String]) {
         var commands: [Documented] = []
-        var block: String?
-        for (i, line) in lines.enumerated() {
-            if line.hasPrefix("```") {
-                block = block == nil ? String(line.dropFirst(3)) : nil
-                continue
+        var exempt: [String] = []
+        for file in try documentationFiles() {
+            let source = String(file.path.dropFirst(CLI.packageRoot.path.count + 1))
+            let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
             }
-            if block == "console", line.hasPrefix("$ ") {
-                let next = i + 1 < lines.count ? lines[i + 1] : ""
-                let code: Int32? =
-                    next.hasPrefix("error: refused") ? 1 : next.hasPrefix("error: cannot reach") ? 69 : next.hasPrefix("error: ") ? 64 : nil
-                commands.append(Documented(line: String(line.dropFirst(2)), source: "README", exitCode: code))
-            } else if block == "sh", !line.isEmpty {
-                let command = line.components(separatedBy: "  #")[0].trimmingCharacters(in: .whitespaces)
-                commands.append(Documented(line: command, source: "README"))
+            var block: String?
+            var skipped = false
+            var previous = ""
+            for (i, line) in lines.enumerated() {
+                if line.hasPrefix("```") {
+                    if block == nil {
+                        block = String(line.dropFirst(3))
+                        skipped = previous.hasPrefix(notRunMarker)
+                        if skipped {
+                            let reason = previous.dropFirst(notRunMarker.count).replacingOccurrences(of: "-->", with: "")
+                            #expect(!reason.trimmingCharacters(in: .whitespaces).isEmpty, "\(source):\(i): a marker says why")
+                            exempt.append("\(source):\(i + 1)")
+                        }
+                    } else {
+                        block = nil
+                    }
+                    previous = line
+                    continue
+                }
+                if !line.isEmpty { previous = line }
+                if skipped { continue }
+                if block == "console", line.hasPrefix("$ ") {
+                    let next = i + 1 < lines.count ? lines[i + 1] : ""
+                    let code: Int32? =
+                        next.hasPrefix("error: refused") ? 1 : next.hasPrefix("error: cannot reach") ? 69 : next.hasPrefix("error: ") ? 64 : nil
+                    commands.append(Documented(line: String(line.dropFirst(2)), source: "\(source):\(i + 1)", exitCode: code))
+                } else if block == "sh", !line.isEmpty {
+                    let command = line.components(separatedBy: "  #")[0].trimmingCharacters(in: .whitespaces)
+                    #expect(!command.hasSuffix("\\"), "\(source):\(i + 1): one command per line, or a not-run marker")
+                    commands.append(Documented(line: command, source: "\(source):\(i + 1)"))
+                }
             }
         }
-        return commands
+        return (commands, exempt)
+    }
+
+    /// The marker is honoured, and only on the block right below it.
+    @Test func aMarkedBlockIsExemptAndOnlyThatOne() throws {
+        let (commands, exempt) = try Self.documentationCommands()
+        #expect(exempt.contains { $0.hasPrefix("README.md:") }, "\(exempt)")
+        #expect(!commands.contains { $0.line.hasPrefix("make ") }, "make targets are marked: CI runs them itself")
+        #expect(commands.contains { $0.source.hasPrefix("README.md:") && $0.line.hasPrefix("switchyard dlq stats") })
+        #expect(commands.contains { $0.source.hasPrefix("docs/howto/on-call.md:") })
+        #expect(commands.contains { $0.source.hasPrefix("docs/howto/replay.md:") })
     }
 
     @Test func everyDocumentedCommandRunsAsPrinted() async throws {
-        let documented = try Self.helpExamples() + Self.readmeCommands()
+        let documented = try Self.helpExamples() + Self.documentationCommands().commands
         #expect(documented.count >= 40, "\(documented.count)")
 
         let broker = try EmbeddedBroker.make(

@@ -3,7 +3,7 @@ import Switchyard
 import SwitchyardTestSupport
 import Testing
 
-/// Issue 15, "the command line at 3 a.m.": usage errors, suggestions that run as printed, and no
+/// The command line at 3 a.m.: usage errors, suggestions that run as printed, and no
 /// silent wrong answers. Each test runs the built binary and checks the exit code and the first
 /// stderr line; a suggestion is then run exactly as printed.
 @Suite(.serialized) struct OnCallTests {

@@ -16,7 +16,7 @@ import Testing
     }
 }
 
-/// `replay --records` names records the one way (issue 15, item 8).
+/// `replay --records` names records the one way.
 @Suite struct ReplayRecordNamingTests {
     @Test func aKcatEnvelopesOwnTopicIsKeptNotReplacedByTopic() throws {
         let file = OnCallTests.fixture("payments-two-partitions.kcat.jsonl")

@@ -63,6 +63,28 @@ import Testing
         #expect(try await Self.controlRecords(broker) == 1)
     }
 
+    @Test func aGroupNoOneKnowsIsRefusedWithTheClosestKnownGroups() async throws {
+        let broker = try EmbeddedBroker.make(brokers: 1, topics: ["payments": 2, "payments.dlq": 1, "switchyard.control": 1])
+        let group = unique("payments-workers")
+        try await Self.halt(broker, group: group)
+        try await Self.halt(broker, group: "orders-workers")
+        // A tired hand drops a letter: that group never consumed, committed or dead-lettered anything.
+        let misspelt = group.replacingOccurrences(of: "payments-", with: "payment-")
+        let result = try await CLI.runOffPool(["release", "-b", broker.bootstrapServers, "--group", misspelt, "payments/1@20", "--reason", "x", "--operator", "ana"])
+        #expect(result.exitCode == 1, "\(result.stdout)\(result.stderr)")
+        #expect(
+            ReleaseRefusalTests.firstLine(result.stderr)
+                == "error: refused: no group '\(misspelt)' is known (no offset committed on payments/1, no dead letter in payments.dlq names it); "
+                + "known groups, closest first: \(group), orders-workers (did you mean '\(group)'?)",
+            "\(result.stderr)")
+        #expect(try await Self.controlRecords(broker) == 0, "nothing recorded")
+        // The suggestion, run: recorded.
+        let suggested = try OnCallTests.suggestion(result.stderr)
+        let right = try await CLI.runOffPool(["release", "-b", broker.bootstrapServers, "--group", suggested, "payments/1@20", "--reason", "x", "--operator", "ana"])
+        #expect(right.exitCode == 0, "\(right.stderr)")
+        #expect(try await Self.controlRecords(broker) == 1)
+    }
+
     @Test func theOperatorIsNeverSilentlyUnknown() async throws {
         let broker = try EmbeddedBroker.make(brokers: 1, topics: ["payments": 2, "payments.dlq": 1, "switchyard.control": 1])
         let group = unique("payments-workers")
@@ -99,10 +121,10 @@ import Testing
         try await release(5)  // applied by an earlier run, long ago
         let handler = InMemoryLogHandler()
         let config = WorkerConfiguration(
-            brokers: broker.bootstrapServers, groupId: group,
+            bootstrapServers: broker.bootstrapServerList, groupID: group,
             topics: ["payments": TopicConfiguration(catalog: .payments, deadLetterTopic: "payments.dlq")],
-            metrics: MetricsConfiguration(host: "127.0.0.1", port: 0), shutdownTimeoutSeconds: 10, kafka: DLQLiveTests.fastKafka)
-        let worker = try Worker(configuration: config, logger: Logger(handler: handler, level: .info), kafkaLogLevel: .error)
+            metrics: MetricsConfiguration(host: "127.0.0.1", port: 0), shutdownTimeout: .seconds(10), kafka: DLQLiveTests.fastKafka)
+        let worker = try Worker(configuration: config, logger: SwitchyardLogger(handler: handler, level: .info), kafkaLogLevel: .error)
         let running = Task { try await worker.run() }
         defer { worker.stop() }
         // A release written while it runs is reported as waiting: the log is read, and the old one is not in it.

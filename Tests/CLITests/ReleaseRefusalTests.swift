@@ -3,7 +3,7 @@ import SwitchyardKafka
 import SwitchyardTestSupport
 import Testing
 
-/// Issue 15, item 1 (and item 6 against a broker): `switchyard release` does not say "release recorded"
+/// `switchyard release` (also against a broker) does not say "release recorded"
 /// for a topic the worker does not consume, a lenient topic, a partition the brokers do not have, or a
 /// partition that is not halted at that offset; `replay --republish` keeps the worker's order rule.
 @Suite(.serialized, .timeLimit(.minutes(5))) struct ReleaseRefusalTests {
@@ -77,7 +77,7 @@ import Testing
         #expect(right.exitCode == 0, "\(right.stderr)")
         #expect(right.stdout.hasPrefix("release recorded: payments/1@20 for group payments-workers"))
         #expect(try await Self.high(broker, "switchyard.control") == [1])
-        // One way to name a record (issue 15, item 8): the location the output prints is what release takes.
+        // One way to name a record: the location the output prints is what release takes.
         let byLocation = try await CLI.runOffPool(["release", "-c", config.path, "payments/1@20", "--reason", "inspected", "--operator", "ana"])
         #expect(byLocation.exitCode == 0, "\(byLocation.stderr)")
         #expect(byLocation.stdout.hasPrefix("release recorded: payments/1@20 for group payments-workers"))

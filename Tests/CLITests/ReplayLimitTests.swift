@@ -4,7 +4,7 @@ import Testing
 import SwitchyardTestSupport
 
 /// `switchyard replay --config` applies the worker's `maxRecordBytes`: a dump is judged as the
-/// worker would judge it (issue 8).
+/// worker would judge it.
 @Suite struct ReplayLimitTests {
     @Test func configMaxRecordBytesFailsLargerRecords() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replay-limit-\(UUID().uuidString)")

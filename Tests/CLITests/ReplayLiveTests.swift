@@ -4,7 +4,7 @@ import SwitchyardTestSupport
 import Testing
 
 /// `switchyard replay --brokers B --topic T` against a live topic on the embedded broker, over TCP, with the
-/// built binary; and a wrong broker address failing fast with its cause (issue 15, items 10 and 14).
+/// built binary; and a wrong broker address failing fast with its cause.
 @Suite(.serialized, .timeLimit(.minutes(5))) struct ReplayLiveTests {
     /// Fills `payments` (2 partitions) with every payments fixture twice: the first round in partition 0
     /// three hours ago, the second in partition 1 half an hour ago.

@@ -3,7 +3,7 @@ import Switchyard
 import SwitchyardFuzz
 import Testing
 
-/// Issue 8's hostile records, at full size: each classified as PRODUCT.md says, with its path, in
+/// The hostile records, at full size: each classified as PRODUCT.md says, with its path, in
 /// bounded time. (`scripts/adversarial.sh` replays the same inputs through the CLI and measures
 /// time and peak memory.)
 @Suite(.serialized, .timeLimit(.minutes(5)))

@@ -133,7 +133,7 @@ struct ConsumeProcessTests {
         #expect(warnings + suppressed == count, "\(warnings) warnings + \(suppressed) suppressed")
     }
 
-    /// Issue 17: dead letters are produced without waiting for each other, so many can be in flight. A
+    /// Dead letters are produced without waiting for each other, so many can be in flight. A
     /// SIGKILL then must find nothing committed past the first record whose dead letter was not acknowledged.
     @Test func sigkillWithDeadLettersInFlightCommitsNothingPastTheFirstUnacknowledgedOne() async throws {
         // The DLQ's leader is a second broker, down from the start: every dead letter waits in the producer.

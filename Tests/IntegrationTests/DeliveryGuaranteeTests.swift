@@ -5,7 +5,7 @@ import SwitchyardKafka
 import SwitchyardTestSupport
 import Testing
 
-/// Issue 14: the delivery guarantees under operator error, cancellation, fatal errors and rebalances.
+/// The delivery guarantees under operator error, cancellation, fatal errors and rebalances.
 ///
 /// The invariant every test checks in its own way: an offset is never stored past a record unless that
 /// record was handled, or a dead letter of it was acknowledged by the broker in this process's lifetime.
@@ -117,11 +117,11 @@ struct DeliveryGuaranteeTests {
         for key in ["enable.auto.offset.store", "topic.auto.offset.reset"] {
             var config = harness.configuration(["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")])
             config.kafka[key] = key.hasSuffix("reset") ? "latest" : "true"
-            #expect(throws: WorkerError.self, "kafka[\"\(key)\"]") { try Worker(configuration: config, logger: Logger(handler: InMemoryLogHandler())) }
+            #expect(throws: WorkerError.self, "kafka[\"\(key)\"]") { try Worker(configuration: config, logger: SwitchyardLogger(handler: InMemoryLogHandler())) }
         }
         var config = harness.configuration(["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")])
         config.kafkaConsumer["enable.auto.commit"] = "false"
-        #expect(throws: WorkerError.self) { try Worker(configuration: config, logger: Logger(handler: InMemoryLogHandler())) }
+        #expect(throws: WorkerError.self) { try Worker(configuration: config, logger: SwitchyardLogger(handler: InMemoryLogHandler())) }
     }
 
     // MARK: - 2. Cancelling run()
@@ -166,7 +166,7 @@ struct DeliveryGuaranteeTests {
             await withCheckedContinuation { continuation in waiting.withLock { $0 = continuation } }
         }
         var configuration = harness.configuration(["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")])
-        configuration.shutdownTimeoutSeconds = 3
+        configuration.shutdownTimeout = .seconds(3)
         let worker = try RunningWorker(configuration, handlers: handlers)
         defer { waiting.withLock { $0 }?.resume() }
         try await eventually(.seconds(60), "k-0's handler running") { waiting.withLock { $0 != nil } }
@@ -181,7 +181,7 @@ struct DeliveryGuaranteeTests {
         #expect(later.withLock { $0 } == 0, "nothing after k-0 was handled")
     }
 
-    /// `ordering: key` (issue 17, item 4): other keys run past a record whose handler is stuck, the same key
+    /// `ordering: key`: other keys run past a record whose handler is stuck, the same key
     /// waits behind it, and the watermark commits nothing past it until it is done.
     @Test func keyOrderingRunsOtherKeysPastAStuckOneAndCommitsNothingPastIt() async throws {
         let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1])

@@ -5,7 +5,7 @@ import SwitchyardKafka
 import SwitchyardTestSupport
 import Testing
 
-/// Issue 8: faults injected on the embedded broker while a worker consumes. Each test produces keyed
+/// Faults injected on the embedded broker while a worker consumes. Each test produces keyed
 /// records (good and bad), injects one fault, and checks that every key ends up republished or
 /// dead-lettered (none lost), that nothing is handled twice outside the at-least-once window, and
 /// that the fault shows in metrics and in the worker's logs or `/status` recent errors.
@@ -229,7 +229,7 @@ struct FaultTests {
                 return out + dead >= 800 && outKeys.isSuperset(of: keys.keys)
             }
         } catch {
-            // Timed out once in a full CI run (session 10) and never alone: what each worker saw, for the next time.
+            // On a timeout, what each worker saw: the counts that tell a lost record from a slow one.
             for (name, worker) in [("first", first), ("second", second)] {
                 let handledCount = worker.counter("switchyard_records_total", ["topic": "feeds"])
                 print("secondWorkerJoiningMidBatch: \(name) worker, \(handledCount) records handled, assignment \(worker.worker.status.assignment); its last log lines:")

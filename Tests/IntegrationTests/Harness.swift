@@ -30,9 +30,9 @@ final class Harness: Sendable {
 
     func configuration(_ topics: [String: TopicConfiguration], group: String? = nil) -> WorkerConfiguration {
         WorkerConfiguration(
-            brokers: broker.bootstrapServers, groupId: group ?? self.group, topics: topics,
+            bootstrapServers: broker.bootstrapServerList, groupID: group ?? self.group, topics: topics,
             metrics: MetricsConfiguration(host: "127.0.0.1", port: 0), controlTopic: "switchyard.control",
-            shutdownTimeoutSeconds: 10, kafka: Self.fastKafka)
+            shutdownTimeout: .seconds(10), kafka: Self.fastKafka)
     }
 
     /// Produces `value` to an explicit partition and returns its offset.
@@ -87,7 +87,7 @@ final class RunningWorker: Sendable {
 
     init(_ configuration: WorkerConfiguration, handlers: EventHandlers = EventHandlers(), kafkaLogLevel: KafkaLogLevel = .error) throws {
         logs = InMemoryLogHandler()
-        worker = try Worker(configuration: configuration, handlers: handlers, logger: Logger(handler: logs, level: .debug), kafkaLogLevel: kafkaLogLevel)
+        worker = try Worker(configuration: configuration, handlers: handlers, logger: SwitchyardLogger(handler: logs, level: .debug), kafkaLogLevel: kafkaLogLevel)
         let worker = self.worker
         task = Task { try await worker.run() }
     }

@@ -5,7 +5,7 @@ import SwitchyardKafka
 import SwitchyardTestSupport
 import Testing
 
-/// Several `switchyard consume` processes in one group share a topic without loss (issue #7).
+/// Several `switchyard consume` processes in one group share a topic without loss.
 @Suite(.serialized, .timeLimit(.minutes(8)))
 struct ScaleTests {
     /// The `(topic, partition)` pairs a worker's `/status` says it owns.

@@ -5,7 +5,7 @@ import SwitchyardKafka
 import SwitchyardTestSupport
 import Testing
 
-/// Issue 8: what must never leak. Secrets (a `sasl.password` from the environment, with librdkafka's
+/// What must never leak. Secrets (a `sasl.password` from the environment, with librdkafka's
 /// configuration dump turned on) appear nowhere in the worker's logs, `/status`, `/metrics` or
 /// errors; payload values appear nowhere in logs, `/status` or dead-letter headers. (`dlq show`
 /// redaction without `--reveal`: DLQCommandTests/DLQLiveTests; HTTP limits: SwitchyardHTTPTests.)
@@ -89,11 +89,11 @@ struct SecurityTests {
     @Test func errorsNeverCarryTheSecret() async throws {
         // Unreachable brokers: the error names the brokers, not the credentials.
         let config = WorkerConfiguration(
-            brokers: "127.0.0.1:1", groupId: "g", topics: ["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")],
+            bootstrapServers: ["127.0.0.1:1"], groupID: "g", topics: ["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")],
             metrics: MetricsConfiguration(host: "127.0.0.1", port: 0),
             kafka: ["sasl.password": Self.secret, "sasl.username": "svc", "sasl.mechanisms": "PLAIN", "debug": "conf", "socket.timeout.ms": "1000"])
         let logs = InMemoryLogHandler()
-        let worker = try Worker(configuration: config, logger: Logger(handler: logs, level: .debug), kafkaLogLevel: .debug)
+        let worker = try Worker(configuration: config, logger: SwitchyardLogger(handler: logs, level: .debug), kafkaLogLevel: .debug)
         do {
             try await worker.run()
             Issue.record("the worker ran without brokers")
@@ -106,10 +106,10 @@ struct SecurityTests {
         }
         // A property librdkafka rejects: its message quotes the value; a secret's value is redacted.
         let rejected = WorkerConfiguration(
-            brokers: "127.0.0.1:1", groupId: "g", topics: ["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")],
+            bootstrapServers: ["127.0.0.1:1"], groupID: "g", topics: ["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")],
             metrics: MetricsConfiguration(host: "127.0.0.1", port: 0),
             kafka: ["sasl.password": Self.secret, "ssl.key.password": Self.secret, "sasl.mechanisms": Self.secret + "-mechanism"])
-        let failing = try Worker(configuration: rejected, logger: Logger(handler: InMemoryLogHandler(), level: .debug))
+        let failing = try Worker(configuration: rejected, logger: SwitchyardLogger(handler: InMemoryLogHandler(), level: .debug))
         do {
             try await failing.run()
             Issue.record("librdkafka accepted an unknown SASL mechanism")

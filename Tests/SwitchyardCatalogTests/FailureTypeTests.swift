@@ -5,7 +5,7 @@ import SwitchyardJSON
 
 /// `switchyard.error.type` of a dead letter: the record's tag when it can be read, whatever made the decode
 /// fail, and nothing when it cannot. The tag is read with the decoder's own workspace once the decode has
-/// failed (since session 19), so the records after a failure must decode as if it had not happened.
+/// failed, so the records after a failure must decode as if it had not happened.
 @Suite struct FailureTypeTests {
     static let envelope = #""id":"evt_01J5VKQ18SWS3RB8ZAQBZDCRK6","occurredAt":"2026-08-01T07:33:31.875Z","schemaVersion":2"#
     static let liked = #"{"type":"post.liked",\#(envelope),"postId":"post_1","userId":"usr_1"}"#

@@ -5,7 +5,7 @@ import Testing
 import SwitchyardCatalog
 
 /// PRODUCT.md decoding rule 4 and the encoding rules: an optional member without a default keeps the
-/// difference between absent and `null`, on both decode paths, through re-encoding (issue 13, item 6).
+/// difference between absent and `null`, on both decode paths, through re-encoding.
 @Suite struct NullableMemberTests {
     /// Every optional member of the shipped catalogs: (fixture, JSON path to the member's object, member).
     static let optionalMembers: [(fixture: String, path: [String], member: String)] = [

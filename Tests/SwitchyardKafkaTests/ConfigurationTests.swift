@@ -83,7 +83,7 @@ struct ConfigurationTests {
         let consumer = KafkaConsumerConfiguration(groupID: "g", topics: ["t"])
         #expect(consumer.sessionTimeout == .seconds(45))
         #expect(consumer.offsetReset == .earliest)
-        // Issue 17: the prefetch of a worker held to 64 MiB (the poll thread wakes librdkafka's fetchers, so a
+        // The prefetch of a worker held to 64 MiB (the poll thread wakes librdkafka's fetchers, so a
         // small prefetch no longer costs librdkafka 2.0's one-second pause whenever its queue is full).
         #expect(consumer.maxBatchRecords == 500)
         #expect(consumer.maxBufferedRecords == 4000)

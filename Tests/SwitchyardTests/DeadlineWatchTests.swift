@@ -44,8 +44,8 @@ import Testing
         #expect(try await race(watch) { try await Task.sleep(for: .seconds(60)); return 2 } == nil)
     }
 
-    /// A shutdown step's race against a fixed deadline leaves nothing behind when it ends early: until session 19
-    /// its watch's task slept on until the deadline (up to the shutdown timeout) after the step had finished.
+    /// A shutdown step's race against a fixed deadline leaves nothing behind when it ends early: its
+    /// watch's task does not sleep on until the deadline (up to the shutdown timeout) after the step has finished.
     @Test func aFixedDeadlineRaceStopsItsWatchWhenItEnds() async throws {
         let watch = DeadlineWatch()
         #expect(await raceDeadline(.now + .seconds(3600), watch: watch) {} != nil)

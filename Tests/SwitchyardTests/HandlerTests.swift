@@ -64,7 +64,7 @@ enum CatalogB: EventCatalog {
     static let at = Timestamp(rfc3339: "2026-01-02T03:04:05Z")!
 
     static func configuration(_ topics: [String: TopicConfiguration]) -> WorkerConfiguration {
-        WorkerConfiguration(brokers: "127.0.0.1:1", groupId: "g", topics: topics)
+        WorkerConfiguration(bootstrapServers: ["127.0.0.1:1"], groupID: "g", topics: topics)
     }
 
     @Test func twoCatalogsSharingATagEachReachTheirOwnHandler() async throws {
@@ -130,6 +130,19 @@ enum CatalogB: EventCatalog {
         #expect(try await EventHandlers().dispatch(event, context: RecordContext(topic: "a")) == .handled)
     }
 
+    @Test func deadLetterKindsAreTypedAndNameTheirHeader() {
+        let business: DeadLetterKind = "invalidOrder"
+        #expect(business.rawValue == "invalidOrder" && business == DeadLetterKind(rawValue: "invalidOrder"))
+        #expect(DeadLetterKind(.unknownType).rawValue == "unknownType")
+        #expect(DeadLetterKind.handlerFailed.rawValue == "handlerFailed")
+        #expect(RecordRejected(kind: .handlerFailed, reason: "r").description == "handlerFailed: r")
+        let halt = HaltInfo(
+            offset: 3, failure: DecodeFailure(kind: .dataCorrupted, path: "", type: nil, message: "m"), handlerKind: "outOfStock",
+            since: Self.at)
+        #expect(halt.kind == "outOfStock")
+        #expect(HaltInfo(offset: 3, failure: halt.failure, since: Self.at).kind == "dataCorrupted")
+    }
+
     @Test func errorsAreRetryableUnlessMarkedPermanent() {
         struct Classified: RetryClassifiedError { var isRetryable: Bool }
         #expect(HandlerErrors.isRetryable(TestError()))
@@ -177,7 +190,7 @@ enum CatalogB: EventCatalog {
         let context = RecordContext(
             topic: "orders", partition: 1, offset: 7, key: Array("o-1".utf8), value: Array("{}".utf8),
             headers: [KafkaHeader(name: "trace", string: "t")], timestampMilliseconds: 1_700_000_000_000, attempt: 3, group: "orders-service",
-            logger: Logger(handler: logs))
+            logger: SwitchyardLogger(handler: logs))
         #expect(context.value == Array("{}".utf8) && context.key == Array("o-1".utf8) && context.headers.first?.name == "trace")
         #expect(context.location.description == "orders/1@7" && context.attempt == 3 && context.group == "orders-service")
         #expect(context.timestamp == Date(timeIntervalSince1970: 1_700_000_000))
@@ -231,7 +244,7 @@ enum CatalogB: EventCatalog {
         let guarded = try refusal(#"{"catalog": "feeds"}"#, extra: #", "kafkaProducer": {"acks": "1"}"#)
         #expect(guarded.path == #"kafkaProducer["acks"]"#, "\(guarded)")
         // The same defaults from Swift: no dead-letter topic named is `<topic>.dlq`.
-        let swift = WorkerConfiguration(brokers: "b", groupId: "g", topics: ["feeds": TopicConfiguration(catalog: .feeds)])
+        let swift = WorkerConfiguration(bootstrapServers: ["b"], groupID: "g", topics: ["feeds": TopicConfiguration(catalog: .feeds)])
         #expect(swift.topics["feeds"]!.deadLetterTopic == "feeds.dlq")
     }
 

@@ -196,6 +196,20 @@ final class RDKafkaClient: @unchecked Sendable {
         return KafkaClusterMetadata(brokers: brokers, topics: topics)
     }
 
+    /// The consumer groups the brokers know (ListGroups), or nil when the brokers do not support the request
+    /// (librdkafka's mock cluster does not).
+    func groupNames(timeoutMilliseconds: Int32) throws -> [String]? {
+        var list: UnsafePointer<rd_kafka_group_list>?
+        let err = rd_kafka_list_groups(handle, nil, &list, timeoutMilliseconds)
+        if err == RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE { return nil }
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR, let list else {
+            throw KafkaError.rdKafka(err, code: .unavailable, context: "listing the consumer groups failed")
+        }
+        defer { rd_kafka_group_list_destroy(list) }
+        let groups = list.pointee
+        return (0..<Int(groups.group_cnt)).map { String(cString: groups.groups[$0].group) }
+    }
+
 
     // MARK: - Consumer
 
