@@ -288,3 +288,67 @@ extension CodingPathRenderer {
 extension String {
     fileprivate var trimmingPrefixSpaces: Substring { drop { $0 == " " } }
 }
+
+// MARK: - Payloads that are not JSON, and payloads carried in JSON output
+
+extension PayloadPrinter {
+    /// The bytes as `xxd` prints them: the offset, 16 bytes in groups of two, then the printable ASCII
+    /// characters ('.' for the others).
+    public static func hexDump(_ bytes: [UInt8]) -> [String] {
+        stride(from: 0, to: bytes.count, by: 16).map { start in
+            let row = bytes[start..<min(start + 16, bytes.count)]
+            var hexColumn = ""
+            for (i, byte) in row.enumerated() {
+                if i > 0 && i % 2 == 0 { hexColumn += " " }
+                hexColumn += hexDigits(byte)
+            }
+            let ascii = String(decoding: row.map { (0x20..<0x7F).contains($0) ? $0 : UInt8(ascii: ".") }, as: UTF8.self)
+            let offset = String(start, radix: 16)
+            return String(repeating: "0", count: max(0, 8 - offset.count)) + offset + ": "
+                + hexColumn.padding(toLength: 39, withPad: " ", startingAt: 0) + "  " + ascii
+        }
+    }
+
+    /// The bytes as lowercase hex, two digits each.
+    public static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map(hexDigits).joined()
+    }
+
+    private static func hexDigits(_ byte: UInt8) -> String {
+        let digits = Array("0123456789abcdef")
+        return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+    }
+
+    /// The payload as compact JSON text (whitespace between tokens removed, so it fits one output line) when it
+    /// is one valid JSON value; nil otherwise.
+    public static func compactJSON(_ bytes: [UInt8]) -> [UInt8]? {
+        // The full reader, not the fast path's check: that one also says no to valid input it leaves to the reader.
+        do {
+            _ = try JSONReader().parse(bytes)
+        } catch {
+            return nil
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                out.append(byte)
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+            } else if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+                continue
+            } else {
+                if byte == UInt8(ascii: "\"") { inString = true }
+                out.append(byte)
+            }
+        }
+        return out
+    }
+}

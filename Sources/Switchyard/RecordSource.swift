@@ -39,6 +39,15 @@ package struct DumpRecord: Sendable {
     }
 }
 
+/// Something in a dump that was not read, but did not stop the reading: the last line cut short.
+package struct DumpWarning: Sendable, CustomStringConvertible {
+    package var file: String
+    package var line: Int
+    package var reason: String
+
+    package var description: String { "\(file):\(line): \(reason)" }
+}
+
 /// Why a dump could not be read (exit 65).
 package struct DumpError: Error, Sendable, CustomStringConvertible {
     package var file: String
@@ -77,6 +86,9 @@ package final class LineReader {
     package let maxLineBytes: Int
     /// The number of lines returned so far.
     package private(set) var lineNumber = 0
+    /// Whether the line last returned ended the input without a newline (the last line of a file written to
+    /// the end, or one cut short).
+    package private(set) var lastLineUnterminated = false
 
     /// Opens `path` ("-" is standard input).
     package init(path: String, maxLineBytes: Int = 64 << 20) throws(DumpError) {
@@ -109,6 +121,7 @@ package final class LineReader {
                 var lineEnd = newline
                 if lineEnd > start && buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
                 lineNumber += 1
+                lastLineUnterminated = false
                 let lineStart = start
                 start = newline + 1
                 try buffer.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[lineStart..<lineEnd])) }
@@ -117,6 +130,7 @@ package final class LineReader {
             if eof {
                 guard start < end else { return false }
                 lineNumber += 1
+                lastLineUnterminated = true
                 let (lineStart, lineEnd) = (start, end)
                 start = end
                 try buffer.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[lineStart..<lineEnd])) }
@@ -371,6 +385,9 @@ package struct DumpReader {
     private var assembled: [(bytes: [UInt8], line: Int)] = []
     private let decoder = SwitchyardJSONDecoder()
     private let workspace = DecodingWorkspace()
+    /// What was skipped so far: a last line that ends without a newline and is not complete JSON (a capture
+    /// stopped mid-write) is not a record, and no reason to give up the records before it.
+    package private(set) var warnings: [DumpWarning] = []
 
     /// Reads `paths` in order; "-" (or no path) is standard input.
     package init(paths: [String], format: DumpFormat) {
@@ -407,6 +424,11 @@ package struct DumpReader {
                     }
                     if assembler != nil {
                         assembled += assembler!.feed(line, number: reader!.lineNumber)
+                    } else if reader!.lastLineUnterminated, !Self.isCompleteJSON(line) {
+                        warnings.append(
+                            DumpWarning(
+                                file: path, line: reader!.lineNumber,
+                                reason: "the last line ends without a newline and is not complete JSON (\(line.count) bytes; a dump cut short?): not replayed"))
                     } else {
                         record = try parseLine(line, path: path, lineNumber: reader!.lineNumber)
                     }
@@ -429,6 +451,16 @@ package struct DumpReader {
             if let record { return record }
         }
         return nil
+    }
+
+    /// Whether `line` is one whole JSON value.
+    static func isCompleteJSON(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        do {
+            _ = try JSONReader().parse(Array(line))
+            return true
+        } catch {
+            return false
+        }
     }
 
     private mutating func parseLine(_ line: UnsafeBufferPointer<UInt8>, path: String, lineNumber: Int) throws -> DumpRecord? {

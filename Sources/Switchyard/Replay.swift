@@ -59,13 +59,16 @@ package struct ReplaySummary: Sendable {
         package var count: Int
         package var firstIndex: Int
         package var firstLocation: String
+        /// The file of the first one (when the input was several files) and its line (when it was read from a dump).
+        package var firstFile: String?
+        package var firstLine: Int?
         package var message: String
     }
 
     package init() {}
 
-    /// Adds one replayed record.
-    package mutating func add(_ replayed: ReplayedRecord) {
+    /// Adds one replayed record; `file` names the file it was read from, when the input is several files.
+    package mutating func add(_ replayed: ReplayedRecord, file: String? = nil) {
         let policy = replayed.policy
         records += 1
         unknownFields += replayed.decoded.unknownFields
@@ -85,7 +88,8 @@ package struct ReplaySummary: Sendable {
             let group = FailureGroup(kind: failure.kind, path: failure.path, type: failure.type)
             if failures[group] == nil {
                 failures[group] = FailureCount(
-                    count: 0, firstIndex: replayed.record.index, firstLocation: Self.location(replayed), message: failure.message)
+                    count: 0, firstIndex: replayed.record.index, firstLocation: Self.location(replayed), firstFile: file,
+                    firstLine: replayed.record.line > 0 ? replayed.record.line : nil, message: failure.message)
             }
             failures[group]!.count += 1
         }
@@ -129,6 +133,9 @@ package struct ReplaySummary: Sendable {
             f.set("type", entry.group.type)
             f.set("count", entry.count.count)
             f.set("firstIndex", entry.count.firstIndex)
+            f.set("firstLocation", entry.count.firstLocation)
+            f.setIfPresent("firstFile", entry.count.firstFile)
+            f.setIfPresent("firstLine", entry.count.firstLine)
             f.set("message", entry.count.message)
             return f
         })
