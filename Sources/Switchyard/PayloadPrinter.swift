@@ -294,7 +294,7 @@ extension String {
 extension PayloadPrinter {
     /// The bytes as `xxd` prints them: the offset, 16 bytes in groups of two, then the printable ASCII
     /// characters ('.' for the others).
-    public static func hexDump(_ bytes: [UInt8]) -> [String] {
+    package static func hexDump(_ bytes: [UInt8]) -> [String] {
         stride(from: 0, to: bytes.count, by: 16).map { start in
             let row = bytes[start..<min(start + 16, bytes.count)]
             var hexColumn = ""
@@ -310,7 +310,7 @@ extension PayloadPrinter {
     }
 
     /// The bytes as lowercase hex, two digits each.
-    public static func hex(_ bytes: [UInt8]) -> String {
+    package static func hex(_ bytes: [UInt8]) -> String {
         bytes.map(hexDigits).joined()
     }
 
@@ -321,7 +321,7 @@ extension PayloadPrinter {
 
     /// The payload as compact JSON text (whitespace between tokens removed, so it fits one output line) when it
     /// is one valid JSON value; nil otherwise.
-    public static func compactJSON(_ bytes: [UInt8]) -> [UInt8]? {
+    package static func compactJSON(_ bytes: [UInt8]) -> [UInt8]? {
         // The full reader, not the fast path's check: that one also says no to valid input it leaves to the reader.
         do {
             _ = try JSONReader().parse(bytes)
