@@ -40,6 +40,7 @@ public struct WorkerError: Error, Sendable, CustomStringConvertible {
         WorkerError(code: .fatal, reason: reason, file: file, line: line)
     }
 
+    /// `code: reason`, as the command line prints it.
     public var description: String { "\(code.rawValue): \(reason)" }
 }
 
@@ -286,6 +287,16 @@ public final class Worker: Sendable {
 
     /// A worker for `configuration`, running `handlers`. Nothing connects before ``run()``.
     ///
+    /// - Parameters:
+    ///   - configuration: What to consume and how (``WorkerConfiguration``). A topic without a dead-letter topic
+    ///     gets `<topic>.dlq`.
+    ///   - handlers: The team's handlers, by event type. Default: none (records are decoded, dead-lettered and
+    ///     republished per their topic's policy, and their offsets stored).
+    ///   - logger: Where the worker and the handlers' contexts log. Default: JSON lines on standard error, from
+    ///     `info`.
+    ///   - metrics: The metric families to record into (``WorkerMetrics``). Default (nil): new ones, with the
+    ///     configuration's `metrics.maxTypeLabels`.
+    ///   - kafkaLogLevel: The most verbose librdkafka log line passed to `logger`. Default: `.warning`.
     /// - Throws: ``WorkerError`` `.configuration` for a configuration that cannot work (a `kafka` property the
     ///   delivery guarantees depend on, a retry policy without attempts, …), a handler registered twice, or a
     ///   handler that no configured topic can reach.
@@ -389,7 +400,11 @@ public final class Worker: Sendable {
         return kafka
     }
 
-    /// Connects, consumes until ``stop()``, then drains and commits.
+    /// Connects, consumes until ``stop()`` or until the calling task is cancelled, then drains and commits.
+    ///
+    /// Cancelling the task that runs it is a graceful stop, as ``stop()`` is: no new work starts, outcomes on
+    /// their way get until the shutdown deadline (``WorkerConfiguration/shutdownTimeout``), the offsets of
+    /// durable outcomes are committed, then it returns without an error.
     ///
     /// - Throws: ``WorkerError`` `.unavailable` when no broker answers at start, `.configuration` for a
     ///   property librdkafka rejects, `.fatal` for a fatal Kafka error.
@@ -635,7 +650,7 @@ public final class Worker: Sendable {
 
 /// Routes librdkafka's log lines into the worker's logger.
 struct WorkerKafkaLogger: KafkaLogger {
-    public let logger: SwitchyardLogger
+    let logger: SwitchyardLogger
 
     func log(level: KafkaLogLevel, message: String, metadata: [String: String]) {
         let mapped: LogLevel
