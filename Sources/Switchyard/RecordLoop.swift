@@ -96,7 +96,8 @@ struct RecordLoop {
             completed += try lane.process(records[i..<j], loop: self, limits: limits)
         }
         for lane in touched { lane.flushMetrics(worker.metrics) }
-        worker.metrics.processing.labels().observe(start.duration(to: .now) / max(records.count, 1), count: records.count)
+        // Records durable within the batch; the others are observed when their outcome is (``Effects/durable(readAt:)``).
+        if completed > 0 { effects.processing.observe(start.duration(to: .now) / max(records.count, 1), count: completed) }
         if completed > 0 { worker.handled.add(completed, ordering: .relaxed) }
         return effects.isAbandoned ? .abandoned : .done
     }
@@ -567,6 +568,8 @@ struct HandlerItem: Sendable {
     let handler: (@Sendable (RecordContext) async throws -> HandlerOutcome)?
     /// What to send once the handler succeeded (a republish, or a dead letter when there is no handler).
     let republish: Effects.Send?
+    /// When the record was read: its processing time, handler and sends included, is measured from here.
+    let readAt: ContinuousClock.Instant = .now
 
     init(record: KafkaRecord, type: String, handler: (@Sendable (RecordContext) async throws -> HandlerOutcome)?, republish: Effects.Send?) {
         self.record = record.detached()
@@ -678,10 +681,19 @@ final class Effects: Sendable {
     private let active = Atomic<Int>(0)
     private let abandoned = Atomic<Bool>(false)
     private let failure = Mutex<(any Error)?>(nil)
+    /// `switchyard_processing_seconds`: a record whose outcome is on its way is observed when it is durable.
+    let processing: SwitchyardHistogram
 
     init(worker: Worker, producer: KafkaProducer) {
         self.worker = worker
         self.producer = producer
+        processing = worker.metrics.processing.labels()
+    }
+
+    /// A record read at `readAt` is durable now: counted as processed, its time observed.
+    func durable(readAt: ContinuousClock.Instant) {
+        worker.handled.add(1, ordering: .relaxed)
+        processing.observe(readAt.duration(to: .now))
     }
 
     /// Records whose outcome is on its way: sends in flight, handler calls queued or running.
@@ -744,6 +756,9 @@ final class Effects: Sendable {
         /// completed when the group's last one is acknowledged.
         var group: CompletionGroup? = nil
 
+        /// When the consumed record was read (its batch began): its processing time ends when the send is acknowledged.
+        var readAt: ContinuousClock.Instant = .now
+
         var offset: Int64 { source.offset }
         /// Where the configuration names the target topic.
         var configurationKey: String {
@@ -804,7 +819,7 @@ final class Effects: Sendable {
         if send.group?.arrive() ?? true {
             progress.complete(send.offset)
             // A halting record's dead letter makes the halt durable, not the record handled.
-            if !halts { worker.handled.add(1, ordering: .relaxed) }
+            if !halts { durable(readAt: send.readAt) }
         }
         finished()
     }
