@@ -6,27 +6,27 @@
 ///
 /// Tolerant: a dead-lettered payload is often not valid JSON. Whatever parses is printed, then a note says
 /// where and why reading stopped.
-public struct PayloadPrinter {
+package struct PayloadPrinter {
     /// One printed line and the path of the value that starts on it (PRODUCT.md path syntax).
-    public struct Line: Sendable, Equatable {
-        public var text: String
-        public var path: String
+    package struct Line: Sendable, Equatable {
+        package var text: String
+        package var path: String
     }
 
     /// Print values as they are.
-    public var reveal: Bool
+    package var reveal: Bool
     /// The tag key left visible at the root.
-    public var tagKey: String
+    package var tagKey: String
     /// Deepest nesting printed.
-    public var maxDepth = 512
+    package var maxDepth = 512
 
-    public init(reveal: Bool, tagKey: String = "type") {
+    package init(reveal: Bool, tagKey: String = "type") {
         self.reveal = reveal
         self.tagKey = tagKey
     }
 
     /// The lines, and a note when the payload is not (entirely) valid JSON.
-    public func render(_ bytes: [UInt8]) -> (lines: [Line], problem: String?) {
+    package func render(_ bytes: [UInt8]) -> (lines: [Line], problem: String?) {
         var parser = Parser(bytes: bytes, printer: self)
         parser.skipSpace()
         do {
@@ -44,7 +44,7 @@ public struct PayloadPrinter {
 
     /// The line to highlight for a failure at `path`: the value's own line, else its nearest ancestor's
     /// (a missing key is reported at the object that lacks it).
-    public static func highlightIndex(_ lines: [Line], failurePath: String) -> Int? {
+    package static func highlightIndex(_ lines: [Line], failurePath: String) -> Int? {
         if let exact = lines.firstIndex(where: { $0.path == failurePath }) { return exact }
         var best: (index: Int, length: Int)?
         for (i, line) in lines.enumerated() {
@@ -280,7 +280,7 @@ public struct PayloadPrinter {
 
 extension CodingPathRenderer {
     /// Whether a key is rendered bare (`a.b`) rather than quoted (`["a.b"]`).
-    public static func isIdentifierKey(_ key: String) -> Bool {
+    package static func isIdentifierKey(_ key: String) -> Bool {
         render([JSONKey(stringValue: key)]) == key
     }
 }
