@@ -21,7 +21,7 @@ import Testing
         let section = root.components(separatedBy: "SUBCOMMANDS:\n")[1].components(separatedBy: "\n\n")[0]
         // A name starts at column 2; wrapped abstracts are indented further.
         let names = section.split(separator: "\n").filter { !$0.hasPrefix("   ") }.compactMap { $0.split(separator: " ").first.map(String.init) }
-        #expect(names.count == 11)
+        #expect(names.count == 12)
         var paths = names.map { [$0] }
         for name in names {
             let help = try CLI.run([name, "--help"]).stdout
@@ -30,7 +30,7 @@ import Testing
                 paths.append([name, String(line.split(separator: " ")[0])])
             }
         }
-        #expect(paths.count == 16, "11 subcommands, 4 of dlq, 1 of schema")
+        #expect(paths.count == 17, "12 subcommands, 4 of dlq, 1 of schema")
         var examples: [Documented] = []
         for path in paths {
             let help = try CLI.run(path + ["--help"]).stdout

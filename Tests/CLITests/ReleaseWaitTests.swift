@@ -57,5 +57,20 @@ import Testing
             "\(release.stderr)")
         let usage = try await CLI.runOffPool(["release", "-b", broker.bootstrapServers, "--group", group, "payments/1@20", "--reason", "x", "--operator", "ana", "--wait-timeout", "2"])
         #expect(usage.exitCode == 64 && usage.stderr.hasPrefix("error: --wait-timeout goes with --wait"), "\(usage.stderr)")
+
+        // The audit trail: the release just recorded, listed with who and why.
+        let listed = try await CLI.runOffPool(["releases", "-b", broker.bootstrapServers, "--group", group])
+        #expect(listed.exitCode == 0, "\(listed.stderr)")
+        let row = try #require(listed.stdout.split(separator: "\n").first { $0.contains("payments/1@20") }, "\(listed.stdout)")
+        #expect(row.contains(group) && row.contains(" ana ") && row.hasSuffix(" x"), "\(row)")
+        #expect(listed.stdout.hasSuffix("1 release(s) of group \(group) of 1 in switchyard.control\n"), "\(listed.stdout)")
+        let json = try await CLI.runOffPool(["releases", "-b", broker.bootstrapServers, "--json"])
+        let o = try ReplayCommandTests.object(json.stdout)
+        #expect(o["record"] as? String == "payments/1@20" && (o["release"] as? [String: Any])?["operator"] as? String == "ana", "\(json.stdout)")
+        let other = try await CLI.runOffPool(["releases", "-b", broker.bootstrapServers, "--group", "nobody"])
+        #expect(other.exitCode == 0 && other.stdout == "0 release(s) of group nobody of 1 in switchyard.control\n", "\(other.stdout)")
+        // No control topic yet: none.
+        let none = try await CLI.runOffPool(["releases", "-b", broker.bootstrapServers, "--control-topic", "no.such.control"])
+        #expect(none.exitCode == 0 && none.stdout == "0 release(s) of 0 in no.such.control\n", "\(none.stdout)\(none.stderr)")
     }
 }
