@@ -27,7 +27,7 @@ struct DLQCommand: Command {
     /// `--kind`, `--type`, `--path`, `--since`, `--from` (list, stats, redrive).
     static let filterOptions = [
         OptionSpec("--kind", .choice(kinds), repeatable: true, help: "Only this kind, or these (a,b) (foreign: Spring or Connect records; unknown: no diagnosis headers)."),
-        OptionSpec("--type", .text("TYPE"), repeatable: true, help: "Only this event type, or these (a,b) (types of this binary's catalogs or in the DLQ)."),
+        OptionSpec("--type", .named("TYPE", .eventTypes), repeatable: true, help: "Only this event type, or these (a,b) (types of this binary's catalogs or in the DLQ)."),
         OptionSpec("--path", .text("PATH"), repeatable: true, help: "Only this failing path, e.g. amount.value."),
         OptionSpec("--since", .text("WHEN"), help: "Failed within a duration (90s, 15m, 2h, 7d) or since an RFC 3339 time."),
         OptionSpec("--from", .integer("OFFSET", minimum: 0), help: "Only DLQ offsets ≥ OFFSET."),

@@ -45,7 +45,7 @@ struct ReplayCommand: Command {
                 """,
             options: [
                 OptionSpec("--topic", short: "-t", .text("TOPIC"), help: "The topic the records come from; without --catalog, the catalog of the same name. Without either, kcat envelopes name their topic."),
-                OptionSpec("--catalog", .text("NAME"), help: "Decode every record with this catalog, under its default policy. This binary's catalogs: \(catalogList)."),
+                OptionSpec("--catalog", .named("NAME", .catalogs), help: "Decode every record with this catalog, under its default policy. This binary's catalogs: \(catalogList)."),
                 OptionSpec("--policy", .choice(["strict", "lenient"]), help: "Override the catalog's policy."),
                 OptionSpec("--config", short: "-c", .file("FILE"), help: "The worker's config: topic name → catalog, policy, republish target and maxRecordBytes, for dumps whose envelopes name the worker's topics."),
                 OptionSpec("--format", .choice(["auto", "ndjson", "kcat"]), help: "The input format. Default: auto."),
