@@ -445,7 +445,6 @@ final class Lane {
             case .notAssigned:
                 worker.logger.info("halt not applied: partition no longer assigned", position)
             case .halted:
-                worker.metrics.halted.labels(tp.topic, String(tp.partition)).set(1)
                 var metadata = Effects.failureMetadata(failure, adding: position)
                 if let handlerKind { metadata["error.kind"] = handlerKind.rawValue }
                 worker.noteError("partition halted", metadata)
@@ -746,6 +745,14 @@ final class Effects: Sendable {
         var group: CompletionGroup? = nil
 
         var offset: Int64 { source.offset }
+        /// Where the configuration names the target topic.
+        var configurationKey: String {
+            switch kind {
+            case .deadLetter, .handlerDeadLetter: "topics.\(topic.name).deadLetterTopic"
+            case .republish: "topics.\(topic.name).republishTo"
+            case .publish: "handler publication"
+            }
+        }
         /// Log metadata naming the consumed record: made only when a line is written (a dead letter's
         /// warning is rate-limited), not for every send.
         var position: [String: String] { source.position }
@@ -772,6 +779,7 @@ final class Effects: Sendable {
 
     /// A send was acknowledged: counted, and its record completed in `progress` (its offset may be stored).
     func acknowledged(_ send: Send, report: KafkaDeliveryReport, progress: PartitionProgress) {
+        worker.targetWritten(progress.partition, target: send.record.topic)
         var halts = false
         switch send.kind {
         case .deadLetter(let failure, let halting):
@@ -846,6 +854,15 @@ final class Effects: Sendable {
         if isAbandoned || !progress.isOpen || (abandonAt.map { ContinuousClock.now + delay > $0 } ?? false) {
             if progress.isOpen { logAbandoned(what, send.position) }
             return .givenUp
+        }
+        if Worker.isTargetUnavailable(error) {
+            // The topic is missing or forbidden: the partition halts visibly (logged when it begins, then
+            // rarely) and the send keeps being retried, so it goes on once someone creates the topic or grants
+            // the ACL.
+            worker.targetUnavailable(
+                progress.partition, offset: send.offset, target: send.record.topic, configurationKey: send.configurationKey, error: error,
+                position: send.position)
+            return .retry(delay)
         }
         worker.noteError("\(what) failed; retrying", send.position.merging(["error": "\(error)"]) { a, _ in a })
         return .retry(delay)

@@ -89,6 +89,9 @@ import Testing
                 }
                 if !line.isEmpty { previous = line }
                 if skipped { continue }
+                if let block, block != "console", block != "sh", line.hasPrefix("$ ") {
+                    Issue.record("\(source):\(i + 1): a command in a ```\(block) block: make it console or sh, or mark it not run")
+                }
                 if block == "console", line.hasPrefix("$ ") {
                     let next = i + 1 < lines.count ? lines[i + 1] : ""
                     let code: Int32? =

@@ -71,7 +71,7 @@ struct HandlerOutcomeTests {
     }
 
     @Test func exhaustedRetriesHaltAStrictPartitionAtTheRecord() async throws {
-        let harness = try Harness(topics: ["payments": 1, "payments.dlq": 1, "feeds": 1])
+        let harness = try Harness(topics: ["payments": 1, "payments.dlq": 1, "feeds": 1, "feeds.dlq": 1])
         for _ in 0..<3 { try await harness.produce("payments", partition: 0, value: Self.captured) }
         let calls = Locked(0)
         var handlers = EventHandlers()
