@@ -28,6 +28,7 @@ test: build
 	scripts/check-no-history.sh
 	scripts/cli_reference.py --check
 	$(SWIFT) test $(SWIFT_FLAGS) $(SWIFT_TEST_FLAGS)
+	scripts/check_public_api.py
 	scripts/codegen_conformance.py
 	scripts/schema_differential.py --reuse
 	scripts/contract-tests.sh

@@ -68,8 +68,11 @@ let package = Package(
         .executableTarget(name: "switchyard", dependencies: ["SwitchyardCLI", "SwitchyardCatalog"]),
         /// An example of the library API: handlers per event type on the worker's runtime.
         .executableTarget(name: "payments-ledger", dependencies: ["Switchyard", "SwitchyardCatalog"], path: "Examples/PaymentsLedger"),
-        /// Benchmarks (run with -c release by `make bench`).
-        .executableTarget(name: "switchyard-bench", dependencies: ["Switchyard", "CSimdjsonBench", "SwitchyardCatalog"]),
+        /// Benchmarks (run with -c release by `make bench`). Its `commerce` catalog (Schemas/commerce: unions,
+        /// maps, nullable members, exact numbers) is generated on every build by the SwitchyardCodegen plugin.
+        .executableTarget(
+            name: "switchyard-bench", dependencies: ["Switchyard", "CSimdjsonBench", "SwitchyardCatalog"],
+            exclude: ["Schemas", "switchyard-codegen.json"], plugins: [.plugin(name: "SwitchyardCodegen")]),
         /// The worker with a handler that sleeps per record (the worker benchmark's slow-handler rows) or publishes
         /// one event per record (the handler-publish benchmark).
         .executableTarget(name: "switchyard-bench-worker", dependencies: ["Switchyard", "SwitchyardCatalog", "SwitchyardKafka"]),

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # make bench: Switchyard against Foundation, msgspec, pydantic and simdjson, in one run, on the same
-# bytes, one core. Prints a table and writes .build/bench/results.json.
+# bytes, one core. Prints a table and writes .build/bench/results.json. Topics: the shipped catalogs
+# (payments, feeds) and the bench's commerce catalog (unions, maps, nullable members, exact numbers;
+# msgspec is its only Python peer; `switchyard replay` knows the shipped catalogs only).
 #
 # Environment: BENCH_RECORDS (records per topic for the in-process peers, default 100000),
 # BENCH_REPLAY_RECORDS (records per topic for `switchyard replay`, default 500000), BENCH_REPS
@@ -34,9 +36,9 @@ raw="$out/raw.ndjson"
 # slows each side in some round; the report keeps each peer's best round.
 for round in $(seq 1 "$rounds"); do
     echo "bench: round $round of $rounds: Switchyard, Foundation, simdjson ($reps passes after a warm-up)" >&2
-    "${pin[@]}" "$bin/switchyard-bench" run "$out" "$reps" payments,feeds | tee -a "$raw" >&2
+    "${pin[@]}" "$bin/switchyard-bench" run "$out" "$reps" payments,feeds,commerce | tee -a "$raw" >&2
     echo "bench: round $round of $rounds: msgspec, pydantic" >&2
-    "${pin[@]}" .venv/bin/python scripts/bench_peers.py "$out" "$reps" payments,feeds | tee -a "$raw" >&2
+    "${pin[@]}" .venv/bin/python scripts/bench_peers.py "$out" "$reps" payments,feeds,commerce | tee -a "$raw" >&2
 done
 
 echo "bench: switchyard replay --json, end to end (best of 3)" >&2

@@ -21,6 +21,13 @@ What the peers do, so that the comparison is honest:
 - Encode: msgspec.json.encode / TypeAdapter.dump_json of the decoded value; unknown-tag records are
   passed through as their original bytes; `occurredAt` is re-encoded from the datetime, not as
   written.
+- `commerce` (the bench's own catalog, Sources/switchyard-bench/Schemas/commerce; msgspec only): tagged
+  by `event`, payment methods a nested union tagged by `method`, attribute maps as `dict[str, str]`,
+  optional members `UNSET` when absent (so that absent and `null` stay apart on re-encode, as in
+  Switchyard), required-but-nullable members without a default, money amounts as `Decimal` (exact, and
+  re-encoded as numbers), `emitted_at` as a `datetime`, the schema's patterns, lengths, ranges and item
+  counts as `Meta` constraints; what `Meta` cannot say (`multipleOf: 0.01` and `minimum` on a `Decimal`,
+  `uniqueItems`) is checked in `__post_init__`. Open string enums are `str`, as Switchyard keeps them open.
 """
 
 import gc
@@ -28,6 +35,7 @@ import json
 import sys
 import time
 from datetime import datetime
+from decimal import Decimal
 from typing import Annotated, Literal, Optional, Union
 
 import msgspec
@@ -132,10 +140,125 @@ class MTag(msgspec.Struct):
     type: str
 
 
+# The commerce catalog (Schemas/commerce).
+UNSET = msgspec.UNSET
+Unset = msgspec.UnsetType
+CENT = Decimal("0.01")
+
+
+class CMoney(msgspec.Struct):
+    amount: Decimal
+    currency: str
+
+    def __post_init__(self):
+        # multipleOf 0.01 and minimum 0, exactly.
+        if self.amount < 0 or self.amount % CENT != 0:
+            raise ValueError("amount")
+
+
+class CAddress(msgspec.Struct, kw_only=True):
+    name: Union[str, Unset] = UNSET
+    line1: Annotated[str, msgspec.Meta(min_length=1)]
+    line2: Union[str, None, Unset] = UNSET
+    city: str
+    postal_code: Annotated[str, msgspec.Meta(max_length=10)]
+    country: Annotated[str, msgspec.Meta(pattern="^[A-Z]{2}$")]
+
+
+class CCard(msgspec.Struct, tag_field="method", tag="card"):
+    brand: str
+    last4: Annotated[str, msgspec.Meta(pattern="^[0-9]{4}$")]
+    three_d_secure: bool = False
+
+
+class CPayPal(msgspec.Struct, tag_field="method", tag="paypal"):
+    payer_email: str
+    payer_id: Union[str, Unset] = UNSET
+
+
+class CKlarna(msgspec.Struct, tag_field="method", tag="klarna"):
+    plan: str
+    installments: Union[Annotated[int, msgspec.Meta(ge=1, le=36)], Unset] = UNSET
+
+
+class CGiftCard(msgspec.Struct, tag_field="method", tag="gift_card"):
+    code_suffix: Annotated[str, msgspec.Meta(min_length=4, max_length=4)]
+    remaining: CMoney
+
+
+CPaymentMethod = Union[CCard, CPayPal, CKlarna, CGiftCard]
+
+
+class CCustomer(msgspec.Struct):
+    id: str
+    email: str
+    segment: Union[str, Unset] = UNSET
+
+
+class CLine(msgspec.Struct, kw_only=True):
+    sku: Annotated[str, msgspec.Meta(pattern="^[A-Z0-9-]{4,32}$")]
+    title: Union[str, Unset] = UNSET
+    quantity: Annotated[int, msgspec.Meta(ge=1, le=999)]
+    unit_price: CMoney
+    attributes: Union[dict[str, str], Unset] = UNSET
+
+
+class CParcel(msgspec.Struct):
+    weight_kg: Annotated[float, msgspec.Meta(gt=0, le=31.5)]
+    skus: Annotated[list[str], msgspec.Meta(min_length=1)]
+
+    def __post_init__(self):
+        if len(set(self.skus)) != len(self.skus):
+            raise ValueError("skus")
+
+
+class COrderEvent(msgspec.Struct, tag_field="event", kw_only=True):
+    event_id: str
+    order_id: Annotated[str, msgspec.Meta(pattern="^ORD-[0-9]{8}$")]
+    emitted_at: datetime
+    correlation_id: Union[str, None, Unset] = UNSET
+
+
+class COrderCreated(COrderEvent, tag="order_created", kw_only=True):
+    customer: CCustomer
+    lines: Annotated[list[CLine], msgspec.Meta(min_length=1)]
+    total: CMoney
+    coupon: Union[str, None, Unset] = UNSET
+    shipping_address: CAddress
+    billing_address: Union[CAddress, None, Unset] = UNSET
+
+
+class COrderPaid(COrderEvent, tag="order_paid", kw_only=True):
+    payment: CPaymentMethod
+    split_payments: Union[Annotated[list[CPaymentMethod], msgspec.Meta(max_length=3)], Unset] = UNSET
+    amount: CMoney
+    psp_reference: Union[str, Unset] = UNSET
+
+
+class COrderShipped(COrderEvent, tag="order_shipped", kw_only=True):
+    carrier: str
+    tracking_number: Annotated[str, msgspec.Meta(min_length=8, max_length=40)]
+    estimated_delivery: Union[str, None, Unset] = UNSET
+    parcels: Annotated[list[CParcel], msgspec.Meta(min_length=1)]
+
+
+class COrderCancelled(COrderEvent, tag="order_cancelled", kw_only=True):
+    reason: str
+    note: Union[Annotated[str, msgspec.Meta(max_length=500)], Unset] = UNSET
+    refund: Optional[CMoney]
+
+
+class CTag(msgspec.Struct):
+    event: str
+
+
 MSGSPEC_UNIONS = {
     "payments": Union[MPaymentAuthorized, MPaymentCaptured, MPaymentRefunded, MPaymentFailed],
     "feeds": Union[MPostCreated, MPostLiked, MCommentAdded, MUserFollowed],
+    "commerce": Union[COrderCreated, COrderPaid, COrderShipped, COrderCancelled],
 }
+# The member that names an event's type, per topic.
+TAGS = {"payments": MTag, "feeds": MTag, "commerce": CTag}
 
 # MARK: - pydantic
 
@@ -246,8 +369,10 @@ PYDANTIC_UNIONS = {
 
 def msgspec_workloads(topic):
     decoder = msgspec.json.Decoder(MSGSPEC_UNIONS[topic])
-    tag_decoder = msgspec.json.Decoder(MTag)
-    encoder = msgspec.json.Encoder()
+    tag_decoder = msgspec.json.Decoder(TAGS[topic])
+    tag_field = TAGS[topic].__struct_fields__[0]
+    # Exact amounts are written back as JSON numbers, as they came.
+    encoder = msgspec.json.Encoder(decimal_format="number")
     decode = decoder.decode
     encode = encoder.encode
     known_tags = {cls.__struct_config__.tag for cls in MSGSPEC_UNIONS[topic].__args__}
@@ -255,7 +380,7 @@ def msgspec_workloads(topic):
     def classify(line):
         # A failed record: an unrecognised tag is `unknown` (raw bytes kept), anything else a failure.
         try:
-            tag = tag_decoder.decode(line).type
+            tag = getattr(tag_decoder.decode(line), tag_field)
         except (msgspec.ValidationError, msgspec.DecodeError):
             return None
         return None if tag in known_tags else line
@@ -342,6 +467,8 @@ def main():
         with open(f"{corpus_dir}/{topic}.ndjson", "rb") as f:
             lines = f.read().splitlines()
         for peer, make in (("msgspec", msgspec_workloads), ("pydantic", pydantic_workloads)):
+            if peer == "pydantic" and topic not in PYDANTIC_UNIONS:
+                continue
             decode_only, round_trip = make(topic)
             for workload, body in (("decode", decode_only), ("decode+encode", round_trip)):
                 r = measure(body, lines, reps)

@@ -46,6 +46,17 @@ def main():
                 (topic, "replay peak memory < 100 MiB", replay["maxRSSKiB"] / 1024, 100, "MiB"),
             ]
 
+    # The bench's commerce catalog: what teams' schemas carry beyond the shipped ones.
+    ms_decode = rate("msgspec", "decode", "commerce")
+    ms_round = rate("msgspec", "decode+encode", "commerce")
+    sy_decode = rate("switchyard", "decode", "commerce")
+    sy_round = rate("switchyard", "decode+encode", "commerce")
+    if ms_decode and sy_decode and ms_round and sy_round:
+        targets += [
+            ("commerce", "decode >= 1.5x msgspec decode", sy_decode / ms_decode, 1.5, "x"),
+            ("commerce", "round trip >= 1.5x msgspec decode+encode", sy_round / ms_round, 1.5, "x"),
+        ]
+
     print()
     print(f"{'topic':<9} {'peer':<26} {'workload':<14} {'events/s':>12} {'vs msgspec decode':>18}")
     print("-" * 83)

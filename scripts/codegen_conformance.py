@@ -5,7 +5,7 @@ as its `.records` file says; what it refuses must be refused with the error its 
 
 A case is `cases/NAME.json` (a catalog schema, `$defs` inside) or `cases/NAME/catalog.json` (with files
 beside it), and optionally `cases/NAME.records`. The catalog schema's `x-conformance` annotation says
-`policy` (default strict) and, for a schema the generator must refuse, `refused`: the texts its error
+`policy` (default strict), `validateFormats` (default false) and, for a schema the generator must refuse, `refused`: the texts its error
 must contain.
 
 Usage: scripts/codegen_conformance.py [NAME …]   (default: every case)
@@ -59,7 +59,8 @@ def main():
         config = os.path.join(config_dir, "switchyard-codegen.json")
         with open(config, "w", encoding="utf-8") as f:
             json.dump({"catalogs": [{"name": name, "schema": os.path.relpath(schema, config_dir),
-                                     "swiftName": camel(name) + "Event", "policy": spec.get("policy", "strict")}]}, f)
+                                     "swiftName": camel(name) + "Event", "policy": spec.get("policy", "strict"),
+                                     **({"validateFormats": True} if spec.get("validateFormats") else {})}]}, f)
         out = os.path.join(sources, module)
         run = subprocess.run([codegen, "--config", config, "--output-directory", out], capture_output=True, text=True)
         refused = spec.get("refused")

@@ -1,38 +1,38 @@
 /// The catalogs this package ships, for which ``CorpusGenerator`` writes sample streams.
-public enum ShippedCatalog: String, Sendable, CaseIterable {
+package enum ShippedCatalog: String, Sendable, CaseIterable {
     case payments, feeds
 
     /// The catalog itself.
-    public var catalog: Catalog { self == .payments ? .payments : .feeds }
+    package var catalog: Catalog { self == .payments ? .payments : .feeds }
     /// Its default policy.
-    public var defaultPolicy: TopicPolicy { catalog.defaultPolicy }
+    package var defaultPolicy: TopicPolicy { catalog.defaultPolicy }
 }
 
 /// Generates realistic, deterministic event streams for the demo and the benchmarks: a seeded mix of
 /// current, legacy (v1), future (unknown fields and enum values), unknown-type and malformed records.
-public struct CorpusGenerator: Sendable {
+package struct CorpusGenerator: Sendable {
     /// What a generated record is meant to be.
-    public enum Shape: String, Sendable, CaseIterable {
+    package enum Shape: String, Sendable, CaseIterable {
         case current, legacy, future, unknownType, malformed
     }
 
     /// The share of each shape, in percent (summing to 100). Default: 90/5/3/1/1 (the benchmark's mix).
-    public var mix: [(Shape, Int)] = [(.current, 90), (.legacy, 5), (.future, 3), (.unknownType, 1), (.malformed, 1)]
+    package var mix: [(Shape, Int)] = [(.current, 90), (.legacy, 5), (.future, 3), (.unknownType, 1), (.malformed, 1)]
     private var rng: SplitMix64
     private var sequence = 0
 
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         rng = SplitMix64(seed: seed)
     }
 
     /// The next record of `catalog`: its bytes, its shape and a key (the payment or post id).
-    public mutating func next(_ catalog: ShippedCatalog) -> (value: [UInt8], shape: Shape, key: String) {
+    package mutating func next(_ catalog: ShippedCatalog) -> (value: [UInt8], shape: Shape, key: String) {
         let shape = pickShape()
         return (record(catalog, shape: shape).utf8Array, shape, lastKey)
     }
 
     /// A record of a given shape.
-    public mutating func next(_ catalog: ShippedCatalog, shape: Shape) -> (value: [UInt8], key: String) {
+    package mutating func next(_ catalog: ShippedCatalog, shape: Shape) -> (value: [UInt8], key: String) {
         (record(catalog, shape: shape).utf8Array, lastKey)
     }
 
@@ -176,12 +176,12 @@ public struct CorpusGenerator: Sendable {
 }
 
 /// A small, fast, seedable generator (SplitMix64): the same seed gives the same corpus everywhere.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -193,16 +193,16 @@ extension DeadLetter {
 // MARK: - Filters
 
 /// The `--kind`, `--type`, `--path` and `--since` filters of `switchyard dlq`.
-public struct DeadLetterFilter: Sendable {
-    public var kinds: Set<String> = []
-    public var types: Set<String> = []
-    public var paths: Set<String> = []
+package struct DeadLetterFilter: Sendable {
+    package var kinds: Set<String> = []
+    package var types: Set<String> = []
+    package var paths: Set<String> = []
     /// Only dead letters that failed at or after this instant.
-    public var since: Date?
+    package var since: Date?
 
-    public init() {}
+    package init() {}
 
-    public func matches(_ d: DeadLetter) -> Bool {
+    package func matches(_ d: DeadLetter) -> Bool {
         if !kinds.isEmpty && !kinds.contains(d.kind) { return false }
         if !types.isEmpty && !types.contains(d.type ?? "") { return false }
         if !paths.isEmpty && !paths.contains(d.path ?? "") { return false }
@@ -213,7 +213,7 @@ public struct DeadLetterFilter: Sendable {
     }
 
     /// Parses `--since`: a duration back from `now` (`90s`, `15m`, `2h`, `7d`, `1h30m`) or an RFC 3339 time.
-    public static func parseSince(_ text: String, now: Date = Date()) -> Date? {
+    package static func parseSince(_ text: String, now: Date = Date()) -> Date? {
         if let timestamp = Timestamp(rfc3339: text) { return timestamp.date }
         var seconds = 0.0
         var number = ""

@@ -1,10 +1,10 @@
 import Foundation
 
 /// File errors in plain words, for messages people read.
-public enum FileErrorText {
+package enum FileErrorText {
     /// `no such file`, `permission denied`, `is a directory`…: the cause of a failed file operation without
     /// Foundation's `Error Domain=… Code=…` text or "The operation could not be completed".
-    public static func plain(_ error: any Error) -> String {
+    package static func plain(_ error: any Error) -> String {
         let ns = error as NSError
         var posix: Int32?
         if ns.domain == NSPOSIXErrorDomain {

@@ -65,11 +65,11 @@ extension Effects {
             }
             switch outcome {
             case .handled:
-                var sends = publications.take().map { Send(record: $0, source: location, kind: .publish, topic: topic) }
+                var sends = publications.take().map { Send(record: $0, source: location, kind: .publish, topic: topic, readAt: item.readAt) }
                 if let republish = item.republish { sends.append(republish) }
                 if sends.isEmpty {
                     progress.complete(record.offset)
-                    worker.handled.add(1, ordering: .relaxed)
+                    durable(readAt: item.readAt)
                 } else {
                     // In the lane's order, also through failed sends (SendSequence).
                     let completion = sends.count > 1 ? CompletionGroup(count: sends.count) : nil
@@ -80,7 +80,7 @@ extension Effects {
                 }
             case .skip:
                 progress.complete(record.offset)
-                worker.handled.add(1, ordering: .relaxed)
+                durable(readAt: item.readAt)
             case .deadLetter(let kind, let reason):
                 return handlerDeadLetter(item, kind: kind, reason: reason, halts: false, topic: topic, progress: progress, sends: sequence)
             }
@@ -102,7 +102,8 @@ extension Effects {
         let halting = halts && consumer != nil && progress.haltForHandler(at: record.offset)
         let dead = Send(
             record: Lane.deadLetter(record, kind: kind.rawValue, failure: failure, topic: topic.configuration, group: worker.configuration.groupID),
-            source: record.recordLocation, kind: .handlerDeadLetter(kind: kind.rawValue, failure: failure, halts: halting), topic: topic)
+            source: record.recordLocation, kind: .handlerDeadLetter(kind: kind.rawValue, failure: failure, halts: halting), topic: topic,
+            readAt: item.readAt)
         if halting, let consumer {
             Lane.startHalt(
                 record, progress: progress, failure: failure, handlerKind: kind, since: Timestamp(Date()), worker: worker, consumer: consumer)

@@ -57,6 +57,7 @@ public struct DeadLetterKind: RawRepresentable, Hashable, Sendable, ExpressibleB
     /// A handler's error was permanent, or its retries ran out (``RetryPolicy``).
     public static let handlerFailed: DeadLetterKind = "handlerFailed"
 
+    /// The kind's name, as in the header.
     public var description: String { rawValue }
 }
 
@@ -74,6 +75,7 @@ public struct RecordRejected: Error, Sendable, Hashable, CustomStringConvertible
         self.reason = reason
     }
 
+    /// `kind: reason`.
     public var description: String { "\(kind.rawValue): \(reason)" }
 }
 
@@ -88,6 +90,7 @@ public struct PermanentError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
+    /// `permanent: ` and the underlying error.
     public var description: String { "permanent: \(underlying)" }
 }
 

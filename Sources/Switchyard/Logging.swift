@@ -5,7 +5,9 @@ import Synchronization
 public enum LogLevel: Int, Sendable, Comparable, CustomStringConvertible {
     case debug, info, notice, warning, error
 
+    /// Whether `a` is more verbose than `b`.
     public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
+    /// The level's name in log lines: `debug`, `info`, `notice`, `warning`, `error`.
     public var description: String { ["debug", "info", "notice", "warning", "error"][rawValue] }
 }
 
@@ -51,8 +53,10 @@ public struct SwitchyardLogger: Sendable {
 
 /// One JSON object per line on stderr: `{"ts":…,"level":…,"msg":…, metadata…}`.
 public struct JSONLogHandler: SwitchyardLogHandler {
+    /// A handler writing to the process's standard error.
     public init() {}
 
+    /// Writes the entry as one JSON line on standard error, in one `write` (lines from several threads do not mix).
     public func log(level: LogLevel, message: String, metadata: [String: String]) {
         let line = Self.line(level: level, message: message, metadata: metadata, ts: Timestamp(Date()))
         line.withUnsafeBytes { _ = write(2, $0.baseAddress, $0.count) }
@@ -96,8 +100,10 @@ public final class InMemoryLogHandler: SwitchyardLogHandler {
 
     private let storage = Mutex<[Entry]>([])
 
+    /// An empty recorder.
     public init() {}
 
+    /// Records the entry (its metadata merged as the logger passed it).
     public func log(level: LogLevel, message: String, metadata: [String: String]) {
         storage.withLock { $0.append(Entry(level: level, message: message, metadata: metadata)) }
     }

@@ -6,27 +6,27 @@
 ///
 /// Tolerant: a dead-lettered payload is often not valid JSON. Whatever parses is printed, then a note says
 /// where and why reading stopped.
-public struct PayloadPrinter {
+package struct PayloadPrinter {
     /// One printed line and the path of the value that starts on it (PRODUCT.md path syntax).
-    public struct Line: Sendable, Equatable {
-        public var text: String
-        public var path: String
+    package struct Line: Sendable, Equatable {
+        package var text: String
+        package var path: String
     }
 
     /// Print values as they are.
-    public var reveal: Bool
+    package var reveal: Bool
     /// The tag key left visible at the root.
-    public var tagKey: String
+    package var tagKey: String
     /// Deepest nesting printed.
-    public var maxDepth = 512
+    package var maxDepth = 512
 
-    public init(reveal: Bool, tagKey: String = "type") {
+    package init(reveal: Bool, tagKey: String = "type") {
         self.reveal = reveal
         self.tagKey = tagKey
     }
 
     /// The lines, and a note when the payload is not (entirely) valid JSON.
-    public func render(_ bytes: [UInt8]) -> (lines: [Line], problem: String?) {
+    package func render(_ bytes: [UInt8]) -> (lines: [Line], problem: String?) {
         var parser = Parser(bytes: bytes, printer: self)
         parser.skipSpace()
         do {
@@ -44,7 +44,7 @@ public struct PayloadPrinter {
 
     /// The line to highlight for a failure at `path`: the value's own line, else its nearest ancestor's
     /// (a missing key is reported at the object that lacks it).
-    public static func highlightIndex(_ lines: [Line], failurePath: String) -> Int? {
+    package static func highlightIndex(_ lines: [Line], failurePath: String) -> Int? {
         if let exact = lines.firstIndex(where: { $0.path == failurePath }) { return exact }
         var best: (index: Int, length: Int)?
         for (i, line) in lines.enumerated() {
@@ -280,11 +280,75 @@ public struct PayloadPrinter {
 
 extension CodingPathRenderer {
     /// Whether a key is rendered bare (`a.b`) rather than quoted (`["a.b"]`).
-    public static func isIdentifierKey(_ key: String) -> Bool {
+    package static func isIdentifierKey(_ key: String) -> Bool {
         render([JSONKey(stringValue: key)]) == key
     }
 }
 
 extension String {
     fileprivate var trimmingPrefixSpaces: Substring { drop { $0 == " " } }
+}
+
+// MARK: - Payloads that are not JSON, and payloads carried in JSON output
+
+extension PayloadPrinter {
+    /// The bytes as `xxd` prints them: the offset, 16 bytes in groups of two, then the printable ASCII
+    /// characters ('.' for the others).
+    package static func hexDump(_ bytes: [UInt8]) -> [String] {
+        stride(from: 0, to: bytes.count, by: 16).map { start in
+            let row = bytes[start..<min(start + 16, bytes.count)]
+            var hexColumn = ""
+            for (i, byte) in row.enumerated() {
+                if i > 0 && i % 2 == 0 { hexColumn += " " }
+                hexColumn += hexDigits(byte)
+            }
+            let ascii = String(decoding: row.map { (0x20..<0x7F).contains($0) ? $0 : UInt8(ascii: ".") }, as: UTF8.self)
+            let offset = String(start, radix: 16)
+            return String(repeating: "0", count: max(0, 8 - offset.count)) + offset + ": "
+                + hexColumn.padding(toLength: 39, withPad: " ", startingAt: 0) + "  " + ascii
+        }
+    }
+
+    /// The bytes as lowercase hex, two digits each.
+    package static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map(hexDigits).joined()
+    }
+
+    private static func hexDigits(_ byte: UInt8) -> String {
+        let digits = Array("0123456789abcdef")
+        return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+    }
+
+    /// The payload as compact JSON text (whitespace between tokens removed, so it fits one output line) when it
+    /// is one valid JSON value; nil otherwise.
+    package static func compactJSON(_ bytes: [UInt8]) -> [UInt8]? {
+        // The full reader, not the fast path's check: that one also says no to valid input it leaves to the reader.
+        do {
+            _ = try JSONReader().parse(bytes)
+        } catch {
+            return nil
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                out.append(byte)
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+            } else if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+                continue
+            } else {
+                if byte == UInt8(ascii: "\"") { inString = true }
+                out.append(byte)
+            }
+        }
+        return out
+    }
 }

@@ -83,17 +83,23 @@ public struct RecordContext: Sendable {
     ///   - key: The record key (nil: none; the producer's partitioner then spreads the records).
     ///   - headers: Headers to send; `switchyard.published.from` (this record's `topic/partition/offset`) is
     ///     added.
+    /// - Throws: The encoder's `EncodingError` when the event cannot be encoded (a non-finite number, …);
+    ///   nothing is published then. As any handler error, it is retried per the topic's ``RetryPolicy``.
     public func publish<E: Event>(_ event: E, to topic: String, key: [UInt8]?, headers: [KafkaHeader] = []) throws {
         publish(KafkaProducerRecord(topic: topic, key: key, value: try event.canonicalJSON(), headers: headers))
     }
 
-    /// Publishes `event` to `topic` with a text key (or none); see the event overloads.
+    /// Publishes `event` to `topic` with a text key (or none), its UTF-8 bytes; see the event overloads.
+    ///
+    /// - Throws: The encoder's `EncodingError` when the event cannot be encoded; nothing is published then.
     public func publish<E: Event>(_ event: E, to topic: String, key: String? = nil, headers: [KafkaHeader] = []) throws {
         try publish(event, to: topic, key: key.map { Array($0.utf8) }, headers: headers)
     }
 
     /// Publishes a catalog value (a known event as its canonical encoding, an unknown one as its original
     /// bytes) to `topic`, tracked against this record like the event overloads.
+    ///
+    /// - Throws: The encoder's `EncodingError` when a known event cannot be encoded; nothing is published then.
     public func publish(_ event: some EventCatalog, to topic: String, key: [UInt8]?, headers: [KafkaHeader] = []) throws {
         publish(KafkaProducerRecord(topic: topic, key: key, value: try TopicCodec.canonicalBytes(of: event), headers: headers))
     }

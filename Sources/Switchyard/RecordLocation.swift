@@ -33,6 +33,7 @@ public struct RecordLocation: Hashable, Sendable, Codable, Comparable, CustomStr
     /// What a usage error shows after a form that does not parse.
     public static let formHint = "topic/partition@offset, e.g. payments.dlq/1@20"
 
+    /// Ordered by topic, then partition, then offset.
     public static func < (lhs: RecordLocation, rhs: RecordLocation) -> Bool {
         (lhs.topic, lhs.partition, lhs.offset) < (rhs.topic, rhs.partition, rhs.offset)
     }

@@ -96,7 +96,8 @@ struct RecordLoop {
             completed += try lane.process(records[i..<j], loop: self, limits: limits)
         }
         for lane in touched { lane.flushMetrics(worker.metrics) }
-        worker.metrics.processing.labels().observe(start.duration(to: .now) / max(records.count, 1), count: records.count)
+        // Records durable within the batch; the others are observed when their outcome is (``Effects/durable(readAt:)``).
+        if completed > 0 { effects.processing.observe(start.duration(to: .now) / max(records.count, 1), count: completed) }
         if completed > 0 { worker.handled.add(completed, ordering: .relaxed) }
         return effects.isAbandoned ? .abandoned : .done
     }
@@ -445,7 +446,6 @@ final class Lane {
             case .notAssigned:
                 worker.logger.info("halt not applied: partition no longer assigned", position)
             case .halted:
-                worker.metrics.halted.labels(tp.topic, String(tp.partition)).set(1)
                 var metadata = Effects.failureMetadata(failure, adding: position)
                 if let handlerKind { metadata["error.kind"] = handlerKind.rawValue }
                 worker.noteError("partition halted", metadata)
@@ -568,6 +568,8 @@ struct HandlerItem: Sendable {
     let handler: (@Sendable (RecordContext) async throws -> HandlerOutcome)?
     /// What to send once the handler succeeded (a republish, or a dead letter when there is no handler).
     let republish: Effects.Send?
+    /// When the record was read: its processing time, handler and sends included, is measured from here.
+    let readAt: ContinuousClock.Instant = .now
 
     init(record: KafkaRecord, type: String, handler: (@Sendable (RecordContext) async throws -> HandlerOutcome)?, republish: Effects.Send?) {
         self.record = record.detached()
@@ -679,10 +681,19 @@ final class Effects: Sendable {
     private let active = Atomic<Int>(0)
     private let abandoned = Atomic<Bool>(false)
     private let failure = Mutex<(any Error)?>(nil)
+    /// `switchyard_processing_seconds`: a record whose outcome is on its way is observed when it is durable.
+    let processing: SwitchyardHistogram
 
     init(worker: Worker, producer: KafkaProducer) {
         self.worker = worker
         self.producer = producer
+        processing = worker.metrics.processing.labels()
+    }
+
+    /// A record read at `readAt` is durable now: counted as processed, its time observed.
+    func durable(readAt: ContinuousClock.Instant) {
+        worker.handled.add(1, ordering: .relaxed)
+        processing.observe(readAt.duration(to: .now))
     }
 
     /// Records whose outcome is on its way: sends in flight, handler calls queued or running.
@@ -745,7 +756,18 @@ final class Effects: Sendable {
         /// completed when the group's last one is acknowledged.
         var group: CompletionGroup? = nil
 
+        /// When the consumed record was read (its batch began): its processing time ends when the send is acknowledged.
+        var readAt: ContinuousClock.Instant = .now
+
         var offset: Int64 { source.offset }
+        /// Where the configuration names the target topic.
+        var configurationKey: String {
+            switch kind {
+            case .deadLetter, .handlerDeadLetter: "topics.\(topic.name).deadLetterTopic"
+            case .republish: "topics.\(topic.name).republishTo"
+            case .publish: "handler publication"
+            }
+        }
         /// Log metadata naming the consumed record: made only when a line is written (a dead letter's
         /// warning is rate-limited), not for every send.
         var position: [String: String] { source.position }
@@ -772,6 +794,7 @@ final class Effects: Sendable {
 
     /// A send was acknowledged: counted, and its record completed in `progress` (its offset may be stored).
     func acknowledged(_ send: Send, report: KafkaDeliveryReport, progress: PartitionProgress) {
+        worker.targetWritten(progress.partition, target: send.record.topic)
         var halts = false
         switch send.kind {
         case .deadLetter(let failure, let halting):
@@ -796,7 +819,7 @@ final class Effects: Sendable {
         if send.group?.arrive() ?? true {
             progress.complete(send.offset)
             // A halting record's dead letter makes the halt durable, not the record handled.
-            if !halts { worker.handled.add(1, ordering: .relaxed) }
+            if !halts { durable(readAt: send.readAt) }
         }
         finished()
     }
@@ -846,6 +869,15 @@ final class Effects: Sendable {
         if isAbandoned || !progress.isOpen || (abandonAt.map { ContinuousClock.now + delay > $0 } ?? false) {
             if progress.isOpen { logAbandoned(what, send.position) }
             return .givenUp
+        }
+        if Worker.isTargetUnavailable(error) {
+            // The topic is missing or forbidden: the partition halts visibly (logged when it begins, then
+            // rarely) and the send keeps being retried, so it goes on once someone creates the topic or grants
+            // the ACL.
+            worker.targetUnavailable(
+                progress.partition, offset: send.offset, target: send.record.topic, configurationKey: send.configurationKey, error: error,
+                position: send.position)
+            return .retry(delay)
         }
         worker.noteError("\(what) failed; retrying", send.position.merging(["error": "\(error)"]) { a, _ in a })
         return .retry(delay)

@@ -5,25 +5,25 @@ import Darwin
 #endif
 
 /// One record read from a dump.
-public struct DumpRecord: Sendable {
+package struct DumpRecord: Sendable {
     /// 0-based position in the input (across files).
-    public var index: Int
+    package var index: Int
     /// 1-based line number in its file, for error messages.
-    public var line: Int
+    package var line: Int
     /// The topic, when the dump says (kcat envelopes).
-    public var topic: String?
-    public var partition: Int32?
-    public var offset: Int64?
+    package var topic: String?
+    package var partition: Int32?
+    package var offset: Int64?
     /// The record timestamp in ms since the epoch, when the dump says (kcat `ts`).
-    public var timestampMilliseconds: Int64?
-    public var key: [UInt8]?
+    package var timestampMilliseconds: Int64?
+    package var key: [UInt8]?
     /// Header names and values, in order; a value may be null.
-    public var headers: [(name: String, value: [UInt8]?)]
+    package var headers: [(name: String, value: [UInt8]?)]
     /// The record value; nil is a tombstone.
-    public var value: [UInt8]?
+    package var value: [UInt8]?
 
     /// A record from any source (a dump line, a live topic: `line` 0).
-    public init(
+    package init(
         index: Int, line: Int, topic: String? = nil, partition: Int32? = nil, offset: Int64? = nil,
         timestampMilliseconds: Int64? = nil, key: [UInt8]? = nil, headers: [(name: String, value: [UInt8]?)] = [], value: [UInt8]?
     ) {
@@ -39,17 +39,26 @@ public struct DumpRecord: Sendable {
     }
 }
 
-/// Why a dump could not be read (exit 65).
-public struct DumpError: Error, Sendable, CustomStringConvertible {
-    public var file: String
-    public var line: Int
-    public var reason: String
+/// Something in a dump that was not read, but did not stop the reading: the last line cut short.
+package struct DumpWarning: Sendable, CustomStringConvertible {
+    package var file: String
+    package var line: Int
+    package var reason: String
 
-    public var description: String { line > 0 ? "\(file):\(line): \(reason)" : "\(file): \(reason)" }
+    package var description: String { "\(file):\(line): \(reason)" }
+}
+
+/// Why a dump could not be read (exit 65).
+package struct DumpError: Error, Sendable, CustomStringConvertible {
+    package var file: String
+    package var line: Int
+    package var reason: String
+
+    package var description: String { line > 0 ? "\(file):\(line): \(reason)" : "\(file): \(reason)" }
 }
 
 /// The two dump formats `replay` reads.
-public enum DumpFormat: String, Sendable, CaseIterable {
+package enum DumpFormat: String, Sendable, CaseIterable {
     /// One record value per line.
     case ndjson
     /// `kcat -C -J` envelopes, one per line.
@@ -60,7 +69,7 @@ public enum DumpFormat: String, Sendable, CaseIterable {
 
 /// Reads lines from a file descriptor in constant memory (one buffer, grown only for a long line).
 /// gzip input (magic bytes `1f 8b`) is inflated on the fly.
-public final class LineReader {
+package final class LineReader {
     private let fd: Int32
     private let ownsDescriptor: Bool
     private var buffer: [UInt8]
@@ -74,12 +83,15 @@ public final class LineReader {
     private var compressed: [UInt8] = []
     private var compressedEOF = false
     /// Longest line accepted. Default: 64 MiB.
-    public let maxLineBytes: Int
+    package let maxLineBytes: Int
     /// The number of lines returned so far.
-    public private(set) var lineNumber = 0
+    package private(set) var lineNumber = 0
+    /// Whether the line last returned ended the input without a newline (the last line of a file written to
+    /// the end, or one cut short).
+    package private(set) var lastLineUnterminated = false
 
     /// Opens `path` ("-" is standard input).
-    public init(path: String, maxLineBytes: Int = 64 << 20) throws(DumpError) {
+    package init(path: String, maxLineBytes: Int = 64 << 20) throws(DumpError) {
         if path == "-" {
             fd = 0
             ownsDescriptor = false
@@ -103,12 +115,13 @@ public final class LineReader {
 
     /// Calls `body` with the next line (without its newline, and without a trailing `\r`);
     /// returns false at the end of input.
-    public func nextLine(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Bool {
+    package func nextLine(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Bool {
         while true {
             if sniffed, let newline = buffer[start..<end].firstIndex(of: UInt8(ascii: "\n")) {
                 var lineEnd = newline
                 if lineEnd > start && buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
                 lineNumber += 1
+                lastLineUnterminated = false
                 let lineStart = start
                 start = newline + 1
                 try buffer.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[lineStart..<lineEnd])) }
@@ -117,6 +130,7 @@ public final class LineReader {
             if eof {
                 guard start < end else { return false }
                 lineNumber += 1
+                lastLineUnterminated = true
                 let (lineStart, lineEnd) = (start, end)
                 start = end
                 try buffer.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[lineStart..<lineEnd])) }
@@ -356,9 +370,9 @@ struct ValueAssembler {
 }
 
 /// Streams records from dump files in order, in constant memory.
-public struct DumpReader {
-    public let paths: [String]
-    public let format: DumpFormat
+package struct DumpReader {
+    package let paths: [String]
+    package let format: DumpFormat
     private var resolved: DumpFormat?
     private var nextIndex = 0
     private var fileIndex = 0
@@ -371,19 +385,22 @@ public struct DumpReader {
     private var assembled: [(bytes: [UInt8], line: Int)] = []
     private let decoder = SwitchyardJSONDecoder()
     private let workspace = DecodingWorkspace()
+    /// What was skipped so far: a last line that ends without a newline and is not complete JSON (a capture
+    /// stopped mid-write) is not a record, and no reason to give up the records before it.
+    package private(set) var warnings: [DumpWarning] = []
 
     /// Reads `paths` in order; "-" (or no path) is standard input.
-    public init(paths: [String], format: DumpFormat) {
+    package init(paths: [String], format: DumpFormat) {
         self.paths = paths.isEmpty ? ["-"] : paths
         self.format = format
         self.resolved = format == .auto ? nil : format
     }
 
     /// The file the last record returned by ``next()`` came from (`-` for standard input).
-    public var currentPath: String { paths[min(fileIndex, paths.count - 1)] }
+    package var currentPath: String { paths[min(fileIndex, paths.count - 1)] }
 
     /// The next record, or nil at the end of the last file.
-    public mutating func next() throws(DumpError) -> DumpRecord? {
+    package mutating func next() throws(DumpError) -> DumpRecord? {
         while fileIndex < paths.count {
             let path = paths[fileIndex]
             if reader == nil {
@@ -407,6 +424,11 @@ public struct DumpReader {
                     }
                     if assembler != nil {
                         assembled += assembler!.feed(line, number: reader!.lineNumber)
+                    } else if reader!.lastLineUnterminated, !Self.isCompleteJSON(line) {
+                        warnings.append(
+                            DumpWarning(
+                                file: path, line: reader!.lineNumber,
+                                reason: "the last line ends without a newline and is not complete JSON (\(line.count) bytes; a dump cut short?): not replayed"))
                     } else {
                         record = try parseLine(line, path: path, lineNumber: reader!.lineNumber)
                     }
@@ -429,6 +451,16 @@ public struct DumpReader {
             if let record { return record }
         }
         return nil
+    }
+
+    /// Whether `line` is one whole JSON value.
+    static func isCompleteJSON(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        do {
+            _ = try JSONReader().parse(Array(line))
+            return true
+        } catch {
+            return false
+        }
     }
 
     private mutating func parseLine(_ line: UnsafeBufferPointer<UInt8>, path: String, lineNumber: Int) throws -> DumpRecord? {

@@ -110,7 +110,11 @@ extension Worker {
         return control.withLock { c in
             guard consumer.assignment.contains(tp) else { return .notAssigned }
             if let release = c.pending[key]?.first(where: { $0.applies(to: info) }) { return .released(release) }
-            state.withLock { $0.halted[tp] = info }
+            state.withLock { s in
+                s.halted[tp] = info
+                // Under the lock: a revocation in between cannot leave 1 for a partition no longer owned.
+                setHaltedGauge(tp, in: s)
+            }
             return .halted
         }
     }
@@ -188,6 +192,7 @@ extension Worker {
             state.withLock { s -> HaltInfo? in
                 if let halt = s.halted[tp], release.applies(to: halt) {
                     s.halted[tp] = nil
+                    setHaltedGauge(tp, in: s)
                     return halt
                 }
                 c.pending[key, default: []].append(release)
@@ -213,7 +218,6 @@ extension Worker {
             noteError("release not applied", audit.merging(["error": "\(error)"]) { a, _ in a })
             return
         }
-        metrics.halted.labels(request.topic, String(request.partition)).set(0)
         metrics.releases.labels(request.topic).increment()
         logger.notice("halted offset released", audit)
     }

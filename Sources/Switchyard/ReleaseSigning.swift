@@ -3,7 +3,7 @@ import Foundation
 /// Signed releases: with a shared secret (`controlTopic.secret` in the configuration), `switchyard release`
 /// signs a release with HMAC-SHA256 and the worker applies only releases whose signature matches. The
 /// signature covers every field of the release, the operator's name and the reason included.
-public enum ReleaseSigning {
+package enum ReleaseSigning {
     /// The bytes that are signed: every field but the signature, one per line, in a fixed order (independent
     /// of how the JSON was written).
     static func message(_ r: ReleaseRequest) -> [UInt8] {
@@ -17,12 +17,12 @@ public enum ReleaseSigning {
     }
 
     /// The hex HMAC-SHA256 of `request` under `secret`.
-    public static func signature(of request: ReleaseRequest, secret: String) -> String {
+    package static func signature(of request: ReleaseRequest, secret: String) -> String {
         hex(hmacSHA256(key: Array(secret.utf8), message: message(request)))
     }
 
     /// Whether `request` carries the signature `secret` gives it (compared in constant time).
-    public static func verify(_ request: ReleaseRequest, secret: String) -> Bool {
+    package static func verify(_ request: ReleaseRequest, secret: String) -> Bool {
         guard let given = request.signature else { return false }
         let expected = signature(of: request, secret: secret)
         let a = Array(given.lowercased().utf8)
@@ -34,7 +34,7 @@ public enum ReleaseSigning {
     }
 
     /// Lowercase hex digits.
-    public static func hex(_ bytes: [UInt8]) -> String {
+    package static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count * 2)
@@ -48,7 +48,7 @@ public enum ReleaseSigning {
     // MARK: - HMAC-SHA256 (RFC 2104, FIPS 180-4): the toolchain has no crypto module on Linux.
 
     /// HMAC-SHA256 of `message` under `key`.
-    public static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
+    package static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
         var k = key.count > 64 ? sha256(key) : key
         k += [UInt8](repeating: 0, count: 64 - k.count)
         let inner = sha256(k.map { $0 ^ 0x36 } + message)
@@ -67,7 +67,7 @@ public enum ReleaseSigning {
     ]
 
     /// SHA-256 of `data`.
-    public static func sha256(_ data: [UInt8]) -> [UInt8] {
+    package static func sha256(_ data: [UInt8]) -> [UInt8] {
         var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
         var message = data
         message.append(0x80)

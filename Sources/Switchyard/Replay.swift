@@ -1,71 +1,74 @@
 /// Where replayed records come from and how they are judged.
-public struct ReplayOptions: Sendable {
+package struct ReplayOptions: Sendable {
     /// The catalog and policy for every record; nil to take each record's topic from the dump.
-    public var topic: (name: String, catalog: Catalog, policy: TopicPolicy)?
+    package var topic: (name: String, catalog: Catalog, policy: TopicPolicy)?
     /// Topic name → catalog and policy, for dumps that name their topics (from a worker config).
-    public var topics: [String: (catalog: Catalog, policy: TopicPolicy)] = [:]
+    package var topics: [String: (catalog: Catalog, policy: TopicPolicy)] = [:]
     /// The catalogs of this binary: a dump's topic that names one (and no entry of ``topics``) uses it.
-    public var catalogs = CatalogRegistry([Catalog]())
+    package var catalogs = CatalogRegistry([Catalog]())
     /// Check the encoding rules on every decoded record.
-    public var roundTrip = false
+    package var roundTrip = false
     /// Largest record value decoded; a larger one is `dataCorrupted` "record larger than N bytes", as
     /// in the worker (its config's `maxRecordBytes`). Default: the reader's 64 MiB.
-    public var maxRecordBytes = JSONReader.Options().maxBytes
+    package var maxRecordBytes = JSONReader.Options().maxBytes
 
-    public init(topic: (name: String, catalog: Catalog, policy: TopicPolicy)? = nil) {
+    package init(topic: (name: String, catalog: Catalog, policy: TopicPolicy)? = nil) {
         self.topic = topic
     }
 }
 
 /// The result of replaying one record.
-public struct ReplayedRecord {
-    public var record: DumpRecord
-    public var topic: String
-    public var decoded: DecodedRecord
+package struct ReplayedRecord {
+    package var record: DumpRecord
+    package var topic: String
+    package var decoded: DecodedRecord
     /// With ``ReplayOptions/roundTrip``: what a decoded record's round trip lost, if anything.
-    public var roundTripProblem: String?
+    package var roundTripProblem: String?
     /// The policy the record was judged under.
-    public var policy: TopicPolicy = .lenient
+    package var policy: TopicPolicy = .lenient
 }
 
 /// Counts for the replay summary (PRODUCT.md, "CLI").
-public struct ReplaySummary: Sendable {
-    public var records = 0
-    public var decoded = 0
-    public var unknown = 0
-    public var failed = 0
-    public var tombstones = 0
-    public var unknownFields = 0
-    public var lossy = 0
+package struct ReplaySummary: Sendable {
+    package var records = 0
+    package var decoded = 0
+    package var unknown = 0
+    package var failed = 0
+    package var tombstones = 0
+    package var unknownFields = 0
+    package var lossy = 0
     /// Whether a strict topic had a failure.
-    public var strictFailures = 0
+    package var strictFailures = 0
     /// Decoded records per event type.
-    public var byType: [String: Int] { decodedTypes.dictionary }
+    package var byType: [String: Int] { decodedTypes.dictionary }
     /// Unknown records per tag.
-    public var unknownTypes: [String: Int] { unknownTags.dictionary }
+    package var unknownTypes: [String: Int] { unknownTags.dictionary }
     private var decodedTypes = NameCounts()
     private var unknownTags = NameCounts()
-    public var failures: [FailureGroup: FailureCount] = [:]
+    package var failures: [FailureGroup: FailureCount] = [:]
 
     /// Failures with the same kind, path and type.
-    public struct FailureGroup: Hashable, Sendable {
-        public var kind: FailureKind
-        public var path: String
-        public var type: String?
+    package struct FailureGroup: Hashable, Sendable {
+        package var kind: FailureKind
+        package var path: String
+        package var type: String?
     }
 
     /// How many, and where the first one was.
-    public struct FailureCount: Sendable {
-        public var count: Int
-        public var firstIndex: Int
-        public var firstLocation: String
-        public var message: String
+    package struct FailureCount: Sendable {
+        package var count: Int
+        package var firstIndex: Int
+        package var firstLocation: String
+        /// The file of the first one (when the input was several files) and its line (when it was read from a dump).
+        package var firstFile: String?
+        package var firstLine: Int?
+        package var message: String
     }
 
-    public init() {}
+    package init() {}
 
-    /// Adds one replayed record.
-    public mutating func add(_ replayed: ReplayedRecord) {
+    /// Adds one replayed record; `file` names the file it was read from, when the input is several files.
+    package mutating func add(_ replayed: ReplayedRecord, file: String? = nil) {
         let policy = replayed.policy
         records += 1
         unknownFields += replayed.decoded.unknownFields
@@ -85,14 +88,15 @@ public struct ReplaySummary: Sendable {
             let group = FailureGroup(kind: failure.kind, path: failure.path, type: failure.type)
             if failures[group] == nil {
                 failures[group] = FailureCount(
-                    count: 0, firstIndex: replayed.record.index, firstLocation: Self.location(replayed), message: failure.message)
+                    count: 0, firstIndex: replayed.record.index, firstLocation: Self.location(replayed), firstFile: file,
+                    firstLine: replayed.record.line > 0 ? replayed.record.line : nil, message: failure.message)
             }
             failures[group]!.count += 1
         }
     }
 
     /// Where a record is: `payments/0@42` when the dump says, else `record 7 (line 8)`.
-    public static func location(_ replayed: ReplayedRecord) -> String {
+    package static func location(_ replayed: ReplayedRecord) -> String {
         let r = replayed.record
         if let partition = r.partition, let offset = r.offset {
             // The record's own topic (a kcat envelope's), not the one --topic decoded it as.
@@ -102,7 +106,7 @@ public struct ReplaySummary: Sendable {
     }
 
     /// Failure groups, most frequent first, then by kind, path and type.
-    public var sortedFailures: [(group: FailureGroup, count: FailureCount)] {
+    package var sortedFailures: [(group: FailureGroup, count: FailureCount)] {
         failures.map { ($0.key, $0.value) }.sorted {
             if $0.count.count != $1.count.count { return $0.count.count > $1.count.count }
             if $0.group.kind != $1.group.kind { return $0.group.kind < $1.group.kind }
@@ -112,7 +116,7 @@ public struct ReplaySummary: Sendable {
     }
 
     /// The `--json` summary object.
-    public func json() -> JSONObject {
+    package func json() -> JSONObject {
         var o = JSONObject()
         o.set("records", records)
         o.set("decoded", decoded)
@@ -129,6 +133,9 @@ public struct ReplaySummary: Sendable {
             f.set("type", entry.group.type)
             f.set("count", entry.count.count)
             f.set("firstIndex", entry.count.firstIndex)
+            f.set("firstLocation", entry.count.firstLocation)
+            f.setIfPresent("firstFile", entry.count.firstFile)
+            f.setIfPresent("firstLine", entry.count.firstLine)
             f.set("message", entry.count.message)
             return f
         })
@@ -163,13 +170,13 @@ struct NameCounts: Sendable {
 }
 
 /// Replays dump records through the codecs, one at a time.
-public struct Replayer {
-    public let options: ReplayOptions
+package struct Replayer {
+    package let options: ReplayOptions
     private var codecs: [String: TopicCodec] = [:]
     /// The codec for every record when the topic is forced (no lookup per record).
     private var forced: TopicCodec?
 
-    public init(options: ReplayOptions) {
+    package init(options: ReplayOptions) {
         self.options = options
         if let topic = options.topic {
             forced = TopicCodec(catalog: topic.catalog, policy: topic.policy, readerOptions: Self.readerOptions(options))
@@ -181,21 +188,21 @@ public struct Replayer {
     }
 
     /// Why a record has no catalog (exit 64/65 at the CLI).
-    public struct NoCatalog: Error, CustomStringConvertible {
-        public var topic: String?
-        public var description: String {
+    package struct NoCatalog: Error, CustomStringConvertible {
+        package var topic: String?
+        package var description: String {
             if let topic { return "topic '\(topic)' has no catalog: pass --topic payments|feeds or --config" }
             return "the dump does not name topics: pass --topic payments|feeds"
         }
     }
 
     /// The policy applied to records of `topic`.
-    public func policy(for topic: String) -> TopicPolicy {
+    package func policy(for topic: String) -> TopicPolicy {
         codecs[topic]?.policy ?? options.topic?.policy ?? .lenient
     }
 
     /// Decodes one record.
-    public mutating func replay(_ record: DumpRecord) throws(NoCatalog) -> ReplayedRecord {
+    package mutating func replay(_ record: DumpRecord) throws(NoCatalog) -> ReplayedRecord {
         if forced != nil, let topic = options.topic {
             return Self.judge(record, topic: topic.name, policy: topic.policy, codec: &forced!, roundTrip: options.roundTrip)
         }

@@ -40,6 +40,7 @@ public struct WorkerError: Error, Sendable, CustomStringConvertible {
         WorkerError(code: .fatal, reason: reason, file: file, line: line)
     }
 
+    /// `code: reason`, as the command line prints it.
     public var description: String { "\(code.rawValue): \(reason)" }
 }
 
@@ -110,6 +111,8 @@ public struct WorkerStatus: Sendable {
     public var assignment: [KafkaTopicPartition] = []
     /// Halted partitions and why.
     public var halted: [KafkaTopicPartition: HaltInfo] = [:]
+    /// Partitions held because a dead-letter or republish topic cannot be written (missing or forbidden).
+    public var targetUnavailable: [KafkaTopicPartition: TargetUnavailable] = [:]
     /// Records whose handler failed and is being retried (or waits for its next attempt).
     public var retrying: [RecordLocation: RetryInfo] = [:]
     /// Records behind the high watermark, per owned partition.
@@ -170,6 +173,19 @@ public struct WorkerStatus: Sendable {
                 h.set("deadLetter", dl)
             }
             return h
+        })
+        o.set("targetUnavailable", targetUnavailable.sorted { $0.key < $1.key }.map { tp, info -> JSONObject in
+            var t = JSONObject()
+            t.set("topic", tp.topic)
+            t.set("partition", Int(tp.partition))
+            t.set("offset", info.offset)
+            t.set("record", RecordLocation(topic: tp.topic, partition: tp.partition, offset: info.offset).description)
+            t.set("target", info.target)
+            t.set("configKey", info.configurationKey)
+            t.set("error", info.error)
+            t.set("since", info.since.text)
+            t.set("failures", info.failures)
+            return t
         })
         o.set("retrying", retrying.sorted { ($0.key.topic, $0.key.partition, $0.key.offset) < ($1.key.topic, $1.key.partition, $1.key.offset) }.map { location, info -> JSONObject in
             var r = JSONObject()
@@ -271,6 +287,16 @@ public final class Worker: Sendable {
 
     /// A worker for `configuration`, running `handlers`. Nothing connects before ``run()``.
     ///
+    /// - Parameters:
+    ///   - configuration: What to consume and how (``WorkerConfiguration``). A topic without a dead-letter topic
+    ///     gets `<topic>.dlq`.
+    ///   - handlers: The team's handlers, by event type. Default: none (records are decoded, dead-lettered and
+    ///     republished per their topic's policy, and their offsets stored).
+    ///   - logger: Where the worker and the handlers' contexts log. Default: JSON lines on standard error, from
+    ///     `info`.
+    ///   - metrics: The metric families to record into (``WorkerMetrics``). Default (nil): new ones, with the
+    ///     configuration's `metrics.maxTypeLabels`.
+    ///   - kafkaLogLevel: The most verbose librdkafka log line passed to `logger`. Default: `.warning`.
     /// - Throws: ``WorkerError`` `.configuration` for a configuration that cannot work (a `kafka` property the
     ///   delivery guarantees depend on, a retry policy without attempts, …), a handler registered twice, or a
     ///   handler that no configured topic can reach.
@@ -312,6 +338,10 @@ public final class Worker: Sendable {
     /// Records whose outcome became durable (``WorkerStatus/processed``), counted where it became so.
     let handled = Atomic<Int>(0)
 
+    /// How many partitions ``WorkerStatus/targetUnavailable`` holds: an acknowledged send looks there only
+    /// when some are.
+    let targetsUnavailable = Atomic<Int>(0)
+
     /// When work in flight (a handler, a send) is abandoned: a little before ``StopState/deadline``, so the
     /// final commit and the close fit in the shutdown timeout. Armed by ``stop()``; handler lanes still running
     /// then are cancelled, and sends are not retried past it.
@@ -319,6 +349,12 @@ public final class Worker: Sendable {
 
     /// Asks the worker to drain and stop (what SIGTERM does). `run()` returns once offsets are committed.
     public func stop() {
+        stop(because: nil)
+    }
+
+    /// ``stop()``, also when the loop ended on an error (`reason`): the shutdown deadline is set and work in
+    /// flight is abandoned shortly before it, whatever ended the loop.
+    func stop(because reason: String?) {
         let (isFirst, consumer) = stopSignal.withLock { s -> (Bool, KafkaConsumer?) in
             guard !s.requested else { return (false, nil) }
             s.requested = true
@@ -333,7 +369,9 @@ public final class Worker: Sendable {
         }
         guard isFirst else { return }
         state.withLock { if $0.phase == .running || $0.phase == .starting { $0.phase = .stopping } }
-        logger.notice("shutdown requested", ["shutdown.timeout_seconds": String(configuration.shutdownTimeoutSeconds)])
+        var metadata = ["shutdown.timeout_seconds": String(configuration.shutdownTimeoutSeconds)]
+        if let reason { metadata["reason"] = reason }
+        logger.notice("shutdown requested", metadata)
         consumer?.stopDelivering()
     }
 
@@ -362,7 +400,11 @@ public final class Worker: Sendable {
         return kafka
     }
 
-    /// Connects, consumes until ``stop()``, then drains and commits.
+    /// Connects, consumes until ``stop()`` or until the calling task is cancelled, then drains and commits.
+    ///
+    /// Cancelling the task that runs it is a graceful stop, as ``stop()`` is: no new work starts, outcomes on
+    /// their way get until the shutdown deadline (``WorkerConfiguration/shutdownTimeout``), the offsets of
+    /// durable outcomes are committed, then it returns without an error.
     ///
     /// - Throws: ``WorkerError`` `.unavailable` when no broker answers at start, `.configuration` for a
     ///   property librdkafka rejects, `.fatal` for a fatal Kafka error.
@@ -387,6 +429,14 @@ public final class Worker: Sendable {
         } catch {
             await producer.close(timeout: .seconds(1))
             throw WorkerError.unavailable("no broker answered at \(configuration.brokersText): \(error)")
+        }
+        // A dead-letter or republish topic that cannot be written would hold its partitions at the first
+        // record that needs it: refused now, naming the topic and its key.
+        do {
+            try checkTargetTopics(in: metadata)
+        } catch {
+            await producer.close(timeout: .seconds(1))
+            throw error
         }
         let partitionCounts = Dictionary(metadata.topics.map { ($0.name, $0.partitionCount) }, uniquingKeysWith: { a, _ in a })
 
@@ -449,6 +499,9 @@ public final class Worker: Sendable {
                 } catch {
                     failure = error
                 }
+                // Ended by an error: the shutdown is bounded like a requested one (handlers still running are
+                // cancelled shortly before the deadline, sends are not retried past it).
+                if let failure { self.stop(because: "\(failure)") }
             } onCancel: {
                 self.stop()
             }
@@ -535,16 +588,20 @@ public final class Worker: Sendable {
                 ])
             }
             let revoked = Set(partitions)
-            let cleared = control.withLock { _ in
-                state.withLock { s -> [KafkaTopicPartition] in
+            control.withLock { _ in
+                state.withLock { s in
                     s.joined = true
                     s.assignment = s.assignment.filter { !revoked.contains($0) }
-                    let halted = partitions.filter { s.halted[$0] != nil }
-                    for p in partitions { s.halted[p] = nil; s.lag[p] = nil }
-                    return halted
+                    for p in partitions {
+                        let wasHalted = s.halted.removeValue(forKey: p) != nil
+                        let wasHeld = s.targetUnavailable.removeValue(forKey: p) != nil
+                        if wasHeld { targetsUnavailable.subtract(1, ordering: .relaxed) }
+                        s.lag[p] = nil
+                        // Under the lock: a halt being applied at the same time cannot leave 1 behind.
+                        if wasHalted || wasHeld { setHaltedGauge(p, in: s) }
+                    }
                 }
             }
-            for p in cleared { metrics.halted.labels(p.topic, String(p.partition)).set(0) }
             for p in partitions { metrics.lag.remove(p.topic, String(p.partition)) }
         case .error:
             break
@@ -593,7 +650,7 @@ public final class Worker: Sendable {
 
 /// Routes librdkafka's log lines into the worker's logger.
 struct WorkerKafkaLogger: KafkaLogger {
-    public let logger: SwitchyardLogger
+    let logger: SwitchyardLogger
 
     func log(level: KafkaLogLevel, message: String, metadata: [String: String]) {
         let mapped: LogLevel

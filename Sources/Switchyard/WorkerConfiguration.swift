@@ -197,6 +197,7 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
         self.reason = reason
     }
 
+    /// `path: reason`, or the reason alone for the whole file.
     public var description: String { path.isEmpty ? reason : "\(path): \(reason)" }
 }
 
@@ -504,7 +505,7 @@ func nearestName(to name: String, among names: [String]) -> String? {
 
 /// Levenshtein distance, case-insensitive, for "did you mean" (the config's keys, catalog names, the CLI's
 /// subcommands, options and values).
-public func editDistance(_ a: String, _ b: String) -> Int {
+package func editDistance(_ a: String, _ b: String) -> Int {
     let a = Array(a.lowercased())
     let b = Array(b.lowercased())
     guard !a.isEmpty else { return b.count }

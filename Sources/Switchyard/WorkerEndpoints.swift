@@ -2,7 +2,8 @@ import SwitchyardHTTP
 
 extension Worker {
     /// The worker's HTTP routes: `/metrics` (Prometheus text), `/healthz` (the process and its loop are
-    /// alive), `/readyz` (joined its group, not shutting down, and no record retried for ``RetryPolicy/stuckAfter``), `/status` (JSON: assignment, halted
+    /// alive), `/readyz` (joined its group, not shutting down, no partition held by a
+    /// dead-letter or republish topic it cannot write, and no record retried for ``RetryPolicy/stuckAfter``), `/status` (JSON: assignment, halted
     /// partitions, lag, recent errors). No secrets and no record values appear in any of them.
     public var routes: HTTPRoutes {
         var routes = HTTPRoutes()
@@ -14,6 +15,12 @@ extension Worker {
             let s = status
             guard s.phase == .running else { return .text("\(s.phase.rawValue)\n", status: .serviceUnavailable) }
             guard s.joined else { return .text("joining the consumer group\n", status: .serviceUnavailable) }
+            // A partition held by a topic it cannot write to makes no progress until someone acts.
+            if let (tp, held) = s.targetUnavailable.min(by: { $0.key < $1.key }) {
+                return .text(
+                    "halted \(tp.topic)/\(tp.partition) at \(held.offset): \(held.target) (\(held.configurationKey)) cannot be written since \(held.since.text): \(held.error)\n",
+                    status: .serviceUnavailable)
+            }
             // A record retried for a while holds its partition back: not ready, and says which.
             let now = ContinuousClock.now
             if let (location, info) = s.retrying.first(where: { $0.value.since.duration(to: now) >= RetryPolicy.stuckAfter }) {

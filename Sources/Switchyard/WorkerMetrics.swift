@@ -2,6 +2,7 @@ import SwitchyardMetrics
 
 /// The worker's metric families, named exactly as PRODUCT.md lists them.
 public struct WorkerMetrics: Sendable {
+    /// The registry the families are in: what `/metrics` renders, and where a team registers its own.
     public let registry: MetricsRegistry
     let records: CounterFamily
     let decoded: CounterFamily

@@ -37,6 +37,9 @@ public enum ValueKind: Sendable, Equatable {
     case choice([String])
     /// A comma-separated list of `values` (`--fail-on unknown,failed`); each is checked like a choice.
     case list([String])
+    /// Free text whose likely values completion offers (`--catalog NAME`: this binary's catalogs); the command
+    /// checks the value itself, with its own message.
+    case named(String, NameSource)
 
     /// Whether the option is followed by a value.
     var takesValue: Bool { self != .flag }
@@ -45,7 +48,7 @@ public enum ValueKind: Sendable, Equatable {
     var meta: String {
         switch self {
         case .flag: ""
-        case .text(let m), .file(let m), .integer(let m, _), .number(let m): m
+        case .text(let m), .file(let m), .integer(let m, _), .number(let m), .named(let m, _): m
         case .choice(let values): values.joined(separator: "|")
         case .list(let values): values.joined(separator: ",")
         }
@@ -55,7 +58,24 @@ public enum ValueKind: Sendable, Equatable {
     var values: [String]? {
         switch self {
         case .choice(let values), .list(let values): values
+        case .named(_, let source): source.names
         default: nil
+        }
+    }
+}
+
+/// Where a ``ValueKind/named(_:_:)`` option's values come from: read when a completion script is made, so they
+/// are the catalogs of the running command line (a team's binary has its own).
+public enum NameSource: Sendable, Equatable {
+    /// The catalogs' names.
+    case catalogs
+    /// The catalogs' event types.
+    case eventTypes
+
+    var names: [String] {
+        switch self {
+        case .catalogs: SwitchyardCommand.catalogs.catalogs.map(\.name)
+        case .eventTypes: Array(Set(SwitchyardCommand.catalogs.catalogs.flatMap(\.eventTypes))).sorted()
         }
     }
 }
@@ -286,7 +306,7 @@ public struct ParsedArguments: Sendable {
     /// Checks a value against its option's kind.
     private static func check(_ value: String, for option: OptionSpec) throws {
         switch option.kind {
-        case .flag, .text, .file:
+        case .flag, .text, .file, .named:
             break
         case .integer(let meta, let minimum):
             guard let number = Int(value) else { throw CommandError.usage("\(option.long) needs an integer \(meta), not '\(value)'") }

@@ -27,7 +27,7 @@ struct DLQCommand: Command {
     /// `--kind`, `--type`, `--path`, `--since`, `--from` (list, stats, redrive).
     static let filterOptions = [
         OptionSpec("--kind", .choice(kinds), repeatable: true, help: "Only this kind, or these (a,b) (foreign: Spring or Connect records; unknown: no diagnosis headers)."),
-        OptionSpec("--type", .text("TYPE"), repeatable: true, help: "Only this event type, or these (a,b) (types of this binary's catalogs or in the DLQ)."),
+        OptionSpec("--type", .named("TYPE", .eventTypes), repeatable: true, help: "Only this event type, or these (a,b) (types of this binary's catalogs or in the DLQ)."),
         OptionSpec("--path", .text("PATH"), repeatable: true, help: "Only this failing path, e.g. amount.value."),
         OptionSpec("--since", .text("WHEN"), help: "Failed within a duration (90s, 15m, 2h, 7d) or since an RFC 3339 time."),
         OptionSpec("--from", .integer("OFFSET", minimum: 0), help: "Only DLQ offsets ≥ OFFSET."),
@@ -80,14 +80,17 @@ struct DLQCommand: Command {
                         Example("switchyard dlq list -b localhost:9092 -t feeds.dlq --kind typeMismatch --since 1h", "The type mismatches of the last hour."),
                         Example("switchyard dlq list -b localhost:9092 -t feeds.dlq --follow", "Every dead letter, then the new ones as they arrive, until Ctrl-C."),
                     ],
-                    exitCodes: [(.success, "listed (also none; also when --follow ends on a signal)"), (.findings, "--fail-on warnings and a warning")] + commonExits),
+                    exitCodes: [(.success, "listed (also none; also when --follow ends on a signal)"), (.findings, "--fail-on warnings and a warning")] + commonExits
+                        + [(.interrupted, "stopped by SIGINT or SIGTERM (Ctrl-C) before the end, not following: the whole rows read so far and the count, marked INCOMPLETE")]),
                 CommandSpec(
                     ["dlq", "show"], abstract: "One dead letter: the diagnosis, every header, the payload with values redacted and the failing path marked.",
                     synopsis: ["dlq show SOURCE TOPIC/PARTITION@OFFSET [--reveal] [-o table|json]", "dlq show -b LIST TOPIC/PARTITION@OFFSET"],
                     discussion: sourceText + "\n" + """
 
                         The payload is pretty-printed with its values redacted (strings "***", numbers <number>; keys,
-                        structure, true/false/null and the root "type" kept); --reveal prints the values.
+                        structure, true/false/null and the root "type" kept); --reveal prints the values, and a
+                        payload that is not JSON as its bytes too (as xxd prints them). With -o json and --reveal,
+                        the payload is also carried as JSON (payloadValue) when it is JSON, else as hex (payloadHex).
 
                         On a live topic, a location (feeds.dlq/0@3) fetches only that record, and names the topic:
                         -t may be left out. OFFSET and PARTITION:OFFSET are still understood.
@@ -108,7 +111,8 @@ struct DLQCommand: Command {
                         Example("switchyard dlq stats --file feeds.dlq.jsonl", "Ranked groups and the command to show an example of the first."),
                         Example("switchyard dlq stats -b localhost:9092 -t feeds.dlq -o json", "One object."),
                     ],
-                    exitCodes: [(.success, "counted"), (.findings, "--fail-on warnings and a warning")] + commonExits),
+                    exitCodes: [(.success, "counted"), (.findings, "--fail-on warnings and a warning")] + commonExits
+                        + [(.interrupted, "stopped by SIGINT or SIGTERM (Ctrl-C) before the end: the counts so far, marked INCOMPLETE")]),
                 CommandSpec(
                     ["dlq", "redrive"], abstract: "Send the selected records back to their original topic (a dry run unless --execute).",
                     synopsis: ["dlq redrive SOURCE [FILTERS] [--execute] [--force] [--journal FILE] [--max-redrives N] [--rate N/s] [-o table|json]"],
@@ -311,13 +315,18 @@ struct DLQCommand: Command {
             code = try await show(source, options: options, out: out, style: style, observe: observe, config: config)
         case .stats:
             var stats = Stats()
-            let summary = try await source.read(options) { d in
+            // Ctrl-C stops the read between records; the counts so far are printed, marked incomplete.
+            let termination = TerminationFlag.install(secondSignalExits: true)
+            options.shouldStop = { termination.isSet }
+            var summary = try await source.read(options) { d in
                 observe(d)
                 if selected(d) { stats.add(d) }
                 return true
             }
+            Self.noteInterruption(&summary, by: termination)
             try checkTypes(seen: seenTypes)
             stats.cutShort = summary.cutShort
+            stats.interrupted = summary.interrupted
             stats.expired = expired.values.reduce(0, +)
             render(stats, topic: source.topicName ?? stats.topic, out: out, style: style)
             code = try Self.incomplete(summary, out: out) ?? .success
@@ -344,12 +353,19 @@ struct DLQCommand: Command {
         return code
     }
 
-    /// A read cut short is never a success: says so on stderr and gives exit 69 (nil when the read was whole).
+    /// A read cut short is never a success: says so on stderr and gives exit 69, or 130 when a signal stopped
+    /// it (nil when the read was whole).
     static func incomplete(_ summary: DeadLetterSource.ReadSummary, out: Output) throws -> ExitCode? {
         guard let cutShort = summary.cutShort else { return nil }
         out.flush()
         printError("error: incomplete: \(cutShort)")
-        return .unavailable
+        return summary.interrupted ? .interrupted : .unavailable
+    }
+
+    /// Says why a read stopped early when a signal stopped it.
+    static func noteInterruption(_ summary: inout DeadLetterSource.ReadSummary, by termination: TerminationFlag) {
+        guard summary.interrupted else { return }
+        summary.cutShort = "interrupted by \(termination.signalName) after \(summary.read) dead letter(s); the rest was not read"
     }
 
     /// A `--type` that neither this binary's catalogs nor the DLQ know is a typo, not "0 of N".
@@ -435,17 +451,15 @@ struct DLQCommand: Command {
         observe: (DeadLetter) -> Void, beforeSummary: () throws -> Void
     ) async throws -> ExitCode {
         var options = options
-        var termination: TerminationFlag?
-        if follow {
-            let flag = TerminationFlag.install()
-            termination = flag
-            options.follow = true
-            options.shouldStop = { flag.isSet }
-        }
+        // Following, a signal ends the output (exit 0); otherwise it stops the read between records: whole
+        // rows are printed, then the count, marked incomplete (exit 130).
+        let termination = TerminationFlag.install(secondSignalExits: !follow)
+        options.shouldStop = { termination.isSet }
+        if follow { options.follow = true }
         let table = StreamingTable(header: ["DEAD LETTER", "AGE", "ORIGINAL", "TYPE", "KIND", "REDRIVES", "PATH"], out: out, style: style)
         var shown = 0
         options.afterBatch = { [follow] in if follow { table.flush() } }
-        let summary = try await source.read(options) { d in
+        var summary = try await source.read(options) { d in
             observe(d)
             guard selected(d) else { return true }
             shown += 1
@@ -460,9 +474,13 @@ struct DLQCommand: Command {
             return true
         }
         table.flush()
+        Self.noteInterruption(&summary, by: termination)
         try beforeSummary()
-        if !json { out.line("\(shown) of \(summary.read) dead letter(s)" + (summary.cutShort == nil ? "" : " (INCOMPLETE: the read was cut short)")) }
-        if let termination, termination.isSet { printError("dlq list: stopped following after \(summary.read) dead letter(s)") }
+        if !json {
+            let incomplete = summary.interrupted ? " (INCOMPLETE: interrupted)" : " (INCOMPLETE: the read was cut short)"
+            out.line("\(shown) of \(summary.read) dead letter(s)" + (summary.cutShort == nil ? "" : incomplete))
+        }
+        if follow, termination.isSet { printError("dlq list: stopped following after \(summary.read) dead letter(s)") }
         return try Self.incomplete(summary, out: out) ?? .success
     }
 
@@ -546,6 +564,7 @@ struct DLQCommand: Command {
             } else {
                 o.set("payload", nil as String?)
             }
+            setRevealedPayload(d.value, in: &o)
             out.line(o.bytes)
             return .success
         }
@@ -577,7 +596,28 @@ struct DLQCommand: Command {
             }
         }
         if let problem = rendered.problem { out.line(style.marker("  … \(problem)")) }
+        printBytesIfNotJSON(d.value, out: out, style: style)
         return .success
+    }
+
+    /// With --reveal, the payload in JSON output: as JSON (`payloadValue`) when it is JSON, else as hex
+    /// (`payloadHex`). Redacted output carries neither.
+    func setRevealedPayload(_ value: [UInt8]?, in o: inout JSONObject) {
+        guard reveal, let value else { return }
+        if let json = PayloadPrinter.compactJSON(value) {
+            o.set("payloadValue", RawJSON(bytes: json))
+        } else {
+            o.set("payloadHex", PayloadPrinter.hex(value))
+        }
+    }
+
+    /// With --reveal, a payload that is not JSON is also shown as its bytes (as `xxd` prints them): the
+    /// tolerant print above stops where the JSON does.
+    func printBytesIfNotJSON(_ value: [UInt8]?, out: Output, style: Style) {
+        guard reveal, let value, PayloadPrinter.compactJSON(value) == nil else { return }
+        out.line()
+        out.line(style.bold("Payload bytes") + " (\(value.count), not JSON):")
+        for line in PayloadPrinter.hexDump(value) { out.line("  " + line) }
     }
 
     /// Whether `topic` is a dead-letter topic (named `….dlq`, or a DLQ of the config): no DLQ of it is looked for.
@@ -639,6 +679,7 @@ struct DLQCommand: Command {
             } else {
                 o.set("payload", nil as String?)
             }
+            setRevealedPayload(d.value, in: &o)
             out.line(o.bytes)
             return .success
         }
@@ -664,6 +705,7 @@ struct DLQCommand: Command {
             out.line(i == highlight ? style.highlight("  " + line.text) + "   " + style.marker(marker) : "  " + line.text)
         }
         if let problem = rendered.problem { out.line(style.marker("  … \(problem)")) }
+        printBytesIfNotJSON(d.value, out: out, style: style)
         return .success
     }
 
@@ -698,6 +740,8 @@ struct DLQCommand: Command {
         var topic: String?
         /// Why the read ended before its end, when it did.
         var cutShort: String?
+        /// Whether a signal stopped the read.
+        var interrupted = false
         /// Records of the topic that expired before the read (its log starts after offset 0).
         var expired: Int64 = 0
 
@@ -770,7 +814,7 @@ struct DLQCommand: Command {
             headline += " (oldest \(relativeAge(oldest)), newest \(relativeAge(newest)))"
         }
         out.line(headline)
-        if stats.cutShort != nil { out.line("INCOMPLETE: the read was cut short; these counts are partial") }
+        if stats.cutShort != nil { out.line("INCOMPLETE: \(stats.interrupted ? "interrupted" : "the read was cut short"); these counts are partial") }
         if stats.expired > 0 { out.line("\(stats.expired) earlier record(s) expired before this read (retention): these counts cover what is left") }
         guard stats.count > 0 else { return }
         out.line()

@@ -49,6 +49,8 @@ enum DeadLetterSource {
         /// Set when the read was cut short before its end (no new record for the idle timeout: a broker that
         /// hangs or went away): what was read is partial, and says so.
         var cutShort: String?
+        /// Whether the read stopped because `shouldStop` said so before its end (not following: a signal).
+        var interrupted = false
         /// The DLQ's partition count (live), for how a DLQ offset is printed.
         var partitionCount: Int?
         /// Each partition's watermarks when a live read opened (the offsets it holds).
@@ -76,6 +78,11 @@ enum DeadLetterSource {
                         timestampMilliseconds: r.timestampMilliseconds.flatMap { $0 >= 0 ? $0 : nil }, key: r.key, value: r.value,
                         headers: r.headers.map { KafkaHeader(name: $0.name, value: $0.value) })
                     if let only = options.only, letter.partition != only.partition || letter.offset != only.offset { continue }
+                    if options.shouldStop() {
+                        summary.interrupted = true
+                        summary.complete = false
+                        break
+                    }
                     summary.read += 1
                     progress.update(summary.read, of: nil)
                     if try await !body(letter) {
@@ -85,6 +92,11 @@ enum DeadLetterSource {
                 }
             } catch let error as DumpError {
                 throw CommandError(.dataError, "unreadable dump: \(error)")
+            }
+            // A signal while a read from a pipe waited for more: what was read is not the whole input.
+            if options.shouldStop() && !summary.interrupted {
+                summary.interrupted = true
+                summary.complete = false
             }
             return summary
         case .live(let brokers, let topic, let properties):
@@ -142,9 +154,20 @@ enum DeadLetterSource {
         defer { progress.finish() }
         do {
             reading: while true {
-                if options.follow && options.shouldStop() { break }
+                if options.shouldStop() {
+                    if !options.follow {
+                        summary.interrupted = true
+                        summary.complete = false
+                    }
+                    break
+                }
                 let batch = try await reader.next(timeout: options.follow ? .milliseconds(250) : options.idleTimeout)
                 for record in batch.records {
+                    if !options.follow && options.shouldStop() {
+                        summary.interrupted = true
+                        summary.complete = false
+                        break reading
+                    }
                     summary.read += 1
                     if try await !body(DeadLetter(record)) {
                         summary.complete = false

@@ -135,7 +135,8 @@ enum Completion {
             for option in spec.options where option.kind.takesValue {
                 let names = ([option.long] + (option.short.map { [$0] } ?? [])).joined(separator: "|")
                 switch option.kind {
-                case .choice(let values), .list(let values):
+                case .choice, .list, .named:
+                    let values = option.kind.values ?? []
                     text += "                \(names)) COMPREPLY=($(compgen -W \(quoted(values.joined(separator: " "))) -- \"$cur\")); return ;;\n"
                 case .file:
                     text += "                \(names)) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
@@ -180,6 +181,7 @@ enum Completion {
             switch option.kind {
             case .flag: action = ""
             case .choice(let values), .list(let values): action = ":\(option.kind.meta):(\(values.joined(separator: " ")))"
+            case .named(let meta, let source): action = ":\(zshEscape(meta)):(\(source.names.joined(separator: " ")))"
             case .file(let meta): action = ":\(zshEscape(meta)):_files"
             default: action = ":\(zshEscape(option.kind.meta)): "
             }
@@ -271,7 +273,7 @@ enum Completion {
                 if let short = option.short { line += " -s \(short.dropFirst())" }
                 switch option.kind {
                 case .flag: break
-                case .choice(let values), .list(let values): line += " -x -a \(quoted(values.joined(separator: " ")))"
+                case .choice, .list, .named: line += " -x -a \(quoted((option.kind.values ?? []).joined(separator: " ")))"
                 case .file: line += " -r -F"
                 default: line += " -x"
                 }

@@ -11,6 +11,7 @@ struct ReleaseCommand: Command {
             "release (-c FILE | -b LIST --group GROUP) TOPIC/PARTITION@OFFSET --reason TEXT",
             "release (-c FILE | -b LIST --group GROUP) -t TOPIC --partition P --offset O --reason TEXT",
             "        [--operator NAME] [--status URL | --dead-letter-topic NAME] [--force] [--secret-file PATH] [--json]",
+            "        [--wait [--wait-timeout S]]",
         ],
         discussion: """
             Checks that the partition is halted at exactly that offset, then writes an audited release to the
@@ -28,6 +29,10 @@ struct ReleaseCommand: Command {
             With a shared secret (controlTopic.secret in the config, or --secret-file), the release is signed
             (HMAC-SHA256 over every field, the operator's name included); a worker that has the secret rejects
             unsigned and wrongly signed releases (switchyard_releases_rejected_total).
+
+            --wait then waits until the worker applied the release: until the partition is no longer halted
+            at that offset on --status, or else until the group's committed offset is past it (the worker
+            commits once it moved on). Not applied within --wait-timeout: exit 1 (the release stays recorded).
 
             --force skips the halt check (when neither /status nor the DLQ can be read). A forced release
             carries no record identity: the worker applies it only to a halt at that offset that began before
@@ -48,6 +53,8 @@ struct ReleaseCommand: Command {
             OptionSpec("--secret-file", .file("PATH"), help: "Sign with this shared secret (default: the config's controlTopic.secret)."),
             OptionSpec("--control-topic", .text("NAME"), help: "Default: switchyard.control (or the config's controlTopic)."),
             OptionSpec("--json", help: "Print the release record."),
+            OptionSpec("--wait", help: "Then wait until the worker applied it (see above)."),
+            OptionSpec("--wait-timeout", .number("S"), help: "How long --wait waits. Default: 60."),
             OptionSpec("--connect-timeout", .number("S"), help: "Seconds to reach the brokers (exit 69; a refused or unresolvable address fails at once, with its cause). Default: 10."),
         ],
         positionals: [
@@ -65,8 +72,8 @@ struct ReleaseCommand: Command {
                 "Brokers, group and DLQ from the worker's config. Add --status http://POD:9464/status to check the halt on the worker instead."),
         ],
         exitCodes: [
-            (.success, "recorded"),
-            (.findings, "refused: not halted at that offset, a topic not in the config, a lenient topic, no such topic or partition"),
+            (.success, "recorded (with --wait: and applied)"),
+            (.findings, "refused: not halted at that offset, a topic not in the config, a lenient topic, no such topic or partition; with --wait, not applied in time"),
             (.usage, "usage"), (.dataError, "/status unreadable"), (.unavailable, "broker unavailable"), (.config, "bad configuration"),
         ])
 
@@ -85,6 +92,8 @@ struct ReleaseCommand: Command {
     var secretFile: String?
     var json: Bool
     var connectTimeout: Duration
+    var wait: Bool
+    var waitTimeout: Duration
 
     init(_ arguments: ParsedArguments) throws {
         configPath = arguments.option("--config")
@@ -125,6 +134,9 @@ struct ReleaseCommand: Command {
         secretFile = arguments.option("--secret-file")
         json = arguments.flag("--json")
         connectTimeout = try parseConnectTimeout(arguments.option("--connect-timeout"))
+        wait = arguments.flag("--wait")
+        if arguments.given("--wait-timeout") && !wait { throw CommandError.usage("--wait-timeout goes with --wait") }
+        waitTimeout = .milliseconds(Int((arguments.number("--wait-timeout") ?? 60) * 1000))
     }
 
     func validate() throws {
@@ -226,6 +238,7 @@ struct ReleaseCommand: Command {
                 print("release recorded: \(RecordLocation(topic: topic, partition: Int32(partition), offset: Int64(offset))) for group \(request.group) (control topic \(report.topic)/\(report.partition)@\(report.offset))")
                 if force { print("forced: applies only to a halt at that offset that began before now") }
             }
+            if wait { return try await waitUntilApplied(group: group, kafka: kafka) }
             return .success
         } catch let error as KafkaError {
             await producer.close(timeout: .seconds(1))
@@ -234,6 +247,75 @@ struct ReleaseCommand: Command {
             await producer.close(timeout: .zero)
             throw error
         }
+    }
+
+    /// Waits until the worker applied the release: the partition no longer halted at `offset` on `--status`,
+    /// or else the group's committed offset past it. Exit 1 when that does not happen within `--wait-timeout`.
+    func waitUntilApplied(group: String, kafka: KafkaConfiguration) async throws -> ExitCode {
+        let location = RecordLocation(topic: topic, partition: Int32(partition), offset: Int64(offset))
+        let tp = KafkaTopicPartition(topic: topic, partition: Int32(partition))
+        let start = ContinuousClock.now
+        var seen = "nothing yet"
+        while ContinuousClock.now - start < waitTimeout {
+            if let statusURL {
+                switch statusHalt(statusURL) {
+                case .notHalted:
+                    printError("release: applied: \(statusURL) shows \(topic)/\(partition) no longer halted (after \(Self.seconds(ContinuousClock.now - start)))")
+                    return .success
+                case .haltedAt(let at) where at != Int64(offset):
+                    printError("release: applied: \(topic)/\(partition) moved on and is now halted at @\(at) (after \(Self.seconds(ContinuousClock.now - start)))")
+                    return .success
+                case .haltedAt:
+                    seen = "\(statusURL) still shows it halted at @\(offset)"
+                case .unreadable(let why):
+                    seen = "\(statusURL): \(why)"
+                }
+            } else {
+                let committed = try await KafkaConsumer.committedOffsets(group: group, partitions: [tp], kafka: kafka, timeout: connectTimeout)
+                if let next = committed[tp], next > Int64(offset) {
+                    printError("release: applied: group \(group) committed \(topic)/\(partition) up to @\(next), past \(location) (after \(Self.seconds(ContinuousClock.now - start)))")
+                    return .success
+                }
+                seen = "group \(group)'s committed offset is " + (committed[tp].map { "@\($0)" } ?? "none")
+            }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        printError(
+            "release: not applied within \(Self.seconds(waitTimeout)) (\(seen)): is a worker of group \(group) running and assigned \(topic)/\(partition)? "
+                + "The release stays recorded; the worker applies it when it next reads the control topic")
+        return .findings
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        String(format: "%.1f s", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+    }
+
+    /// What a worker's `/status` says of `topic/partition`.
+    enum StatusHalt {
+        case notHalted
+        case haltedAt(Int64)
+        case unreadable(String)
+    }
+
+    func statusHalt(_ url: String) -> StatusHalt {
+        let response: HTTPClient.Response
+        do {
+            response = try HTTPClient.get(url, timeout: .seconds(5))
+        } catch {
+            return .unreadable(error.description)
+        }
+        guard response.status == 200 else { return .unreadable("HTTP \(response.status)") }
+        let document: [String: Any]
+        do {
+            guard let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else { return .unreadable("not a status document") }
+            document = object
+        } catch {
+            return .unreadable("not JSON")
+        }
+        let halted = document["halted"] as? [[String: Any]] ?? []
+        let entry = halted.first { $0["topic"] as? String == topic && ($0["partition"] as? NSNumber)?.intValue == partition }
+        guard let at = entry.flatMap({ ($0["offset"] as? NSNumber)?.int64Value }) else { return .notHalted }
+        return .haltedAt(at)
     }
 
     /// A dead letter's location (`payments.dlq/0@0`, what `dlq list` prints) is not a halted record: names the

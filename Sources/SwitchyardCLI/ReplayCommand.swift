@@ -30,19 +30,22 @@ struct ReplayCommand: Command {
                 stderr when stderr is a terminal.
 
                 The human summary lists failures grouped by kind, path and type, most frequent first, with
-                where the first one was (topic/partition@offset, or record index and line for NDJSON).
-                --records lines carry the record's topic (a kcat envelope's own, not --topic's) and its
-                location; with several FILEs, the file and line.
+                where the first one was (topic/partition@offset, or record index and line for NDJSON); -o json
+                gives it as firstLocation, firstLine and, with several FILEs, firstFile. --records lines carry
+                the record's topic (a kcat envelope's own, not --topic's) and its location; with several
+                FILEs, the file and line.
 
-                Warnings (stderr): an empty input; an input whose records mostly have types the catalog does
-                not know (the wrong --topic or --catalog?). --fail-on warnings turns them into exit 1.
+                Warnings (stderr, and "warnings" in -o json): an empty input; an input whose records mostly have
+                types the catalog does not know (the wrong --topic or --catalog?); a last line that ends without
+                a newline and is not complete JSON (a dump cut short: FILE:LINE, not replayed, the records
+                before it are). --fail-on warnings turns them into exit 1.
 
                 --republish follows the worker's order rule: on a strict topic, a partition stops at its
                 first failure, and no later record of that partition is sent (nor printed by --emit).
                 """,
             options: [
                 OptionSpec("--topic", short: "-t", .text("TOPIC"), help: "The topic the records come from; without --catalog, the catalog of the same name. Without either, kcat envelopes name their topic."),
-                OptionSpec("--catalog", .text("NAME"), help: "Decode every record with this catalog, under its default policy. This binary's catalogs: \(catalogList)."),
+                OptionSpec("--catalog", .named("NAME", .catalogs), help: "Decode every record with this catalog, under its default policy. This binary's catalogs: \(catalogList)."),
                 OptionSpec("--policy", .choice(["strict", "lenient"]), help: "Override the catalog's policy."),
                 OptionSpec("--config", short: "-c", .file("FILE"), help: "The worker's config: topic name → catalog, policy, republish target and maxRecordBytes, for dumps whose envelopes name the worker's topics."),
                 OptionSpec("--format", .choice(["auto", "ndjson", "kcat"]), help: "The input format. Default: auto."),
@@ -82,6 +85,7 @@ struct ReplayCommand: Command {
                 (.dataError, "unreadable input (named with file and line; corrupt or truncated gzip too), or a live topic or partition that does not exist"),
                 (.unavailable, "the brokers could not be reached (a live read, --republish), a delivery failed, or a live read was cut short (incomplete)"),
                 (.config, "bad --config"),
+                (.interrupted, "stopped by SIGINT or SIGTERM (Ctrl-C) before the end: the summary so far is printed, marked INCOMPLETE"),
             ])
     }
 
@@ -370,6 +374,8 @@ struct ReplayCommand: Command {
         let progress = ProgressLine(enabled: !printsAsItReads, noun: "records" + (topic.map { " of \($0)" } ?? ""))
         defer { progress.finish() }
         let severalFiles = files.count > 1
+        /// The file being read when the input is several files, for the failures' locations.
+        var currentFile: String?
 
         func handle(_ record: DumpRecord, file: String?) async throws {
             let replayed: ReplayedRecord
@@ -379,7 +385,7 @@ struct ReplayCommand: Command {
                 out.flush()
                 throw CommandError(.usage, error.description)
             }
-            summary.add(replayed)
+            summary.add(replayed, file: currentFile)
             topics.insert(replayed.topic)
             if let problem = replayed.roundTripProblem, lossyExamples.count < 20 {
                 lossyExamples.append((record.index, problem))
@@ -413,6 +419,11 @@ struct ReplayCommand: Command {
 
         // Why a live read ended before its end, when it did: the result is partial, and says so.
         var cutShort: String?
+        // What the dumps held that was not read (a last line cut short), with its file and line.
+        var dumpWarnings: [String] = []
+        // Ctrl-C (or SIGTERM) stops the read between records: the summary so far is printed, marked incomplete.
+        let termination = TerminationFlag.install(secondSignalExits: true)
+        var replayedCount = 0
         if let live {
             let expected = live.ranges.reduce(Int64(0)) { $0 + ($1.count ?? 0) }
             var index = 0
@@ -425,9 +436,12 @@ struct ReplayCommand: Command {
                     throw CommandError(error)
                 }
                 for record in batch.records {
+                    if termination.isSet { break }
                     try await handle(Self.dumpRecord(record, index: index), file: nil)
                     index += 1
                 }
+                replayedCount = index
+                if termination.isSet { break }
                 progress.update(index, of: expected)
                 if batch.isFinished { break }
                 if batch.records.isEmpty {
@@ -440,9 +454,13 @@ struct ReplayCommand: Command {
             }
         } else {
             var reader = DumpReader(paths: files, format: format)
+            defer { dumpWarnings = reader.warnings.map(\.description) }
             do {
                 while let record = try reader.next() {
+                    if termination.isSet { break }
+                    currentFile = severalFiles ? reader.currentPath : nil
                     try await handle(record, file: severalFiles ? reader.currentPath : nil)
+                    replayedCount += 1
                     if record.index & 4095 == 0 { progress.update(record.index, of: nil) }
                 }
             } catch let error as DumpError {
@@ -451,15 +469,21 @@ struct ReplayCommand: Command {
             }
         }
         progress.finish()
+        // A signal before the end (also while a read from a pipe waited for more): the counts are partial.
+        if termination.isSet {
+            cutShort = "interrupted by \(termination.signalName) after \(replayedCount) record(s); the rest was not read"
+        }
+        let warnings = dumpWarnings + Self.warnings(summary, topics: topics, files: live == nil ? files : ["\(topic ?? "the topic") on the brokers"], options: options)
 
         switch mode {
         case .json:
             var o = summary.json()
             o.set("complete", cutShort == nil)
             o.setIfPresent("incomplete", cutShort)
+            o.set("warnings", warnings)
             out.line(o.bytes)
         case .summary:
-            if cutShort != nil { out.line("INCOMPLETE: the read was cut short; these counts are partial") }
+            if cutShort != nil { out.line("INCOMPLETE: \(termination.isSet ? "interrupted" : "the read was cut short"); these counts are partial") }
             out.write(Self.human(summary, lossy: lossyExamples, roundTrip: roundTrip))
         case .records, .emit:
             break
@@ -478,7 +502,6 @@ struct ReplayCommand: Command {
             let total = wouldSend.values.reduce(0, +)
             printError("replay: DRY RUN: would republish \(total) record(s)\(targets.isEmpty ? "" : " (" + targets.joined(separator: ", ") + ")"); nothing was sent")
         }
-        let warnings = Self.warnings(summary, topics: topics, files: live == nil ? files : ["\(topic ?? "the topic") on the brokers"], options: options)
         for warning in warnings { printError("warning: \(warning)") }
         var failed: [String] = []
         if failOn.contains(.unknown) && summary.unknown > 0 { failed.append("\(summary.unknown) unknown record(s)") }
@@ -488,7 +511,7 @@ struct ReplayCommand: Command {
         if let cutShort {
             // A partial answer is never a success, whatever it found.
             printError("error: incomplete: \(cutShort)")
-            return .unavailable
+            return termination.isSet ? .interrupted : .unavailable
         }
         if !failed.isEmpty {
             let given = failOn.map(\.rawValue).sorted().joined(separator: ",")

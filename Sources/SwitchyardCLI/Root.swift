@@ -11,6 +11,8 @@ public enum Root {
         ReplayCommand.self,
         DLQCommand.self,
         ReleaseCommand.self,
+        ReleasesCommand.self,
+        StatusCommand.self,
         SchemaCommand.self,
         DemoCommand.self,
         BrokerCommand.self,

@@ -32,7 +32,7 @@ struct SchemaCommand: Command {
                 OptionSpec("--allow", .text("POINTER"), repeatable: true, help: "Acknowledge the breaking change at POINTER (as printed), each with its --reason, which is printed. Acknowledged changes do not fail."),
                 OptionSpec("--reason", .text("TEXT"), repeatable: true, help: "Why the --allow-ed change is acceptable."),
                 OptionSpec("--records", .file("DUMP"), repeatable: true, help: "Replay captured records (kcat -J envelopes or NDJSON, gzip allowed; '-' is standard input) through the new schemas' decoder rules and count the records each change affects. Checked without compiling anything: the tag, the envelope, required members present and not null, JSON types, integers (no fraction, the type's range, minimum/maximum), non-empty identifiers (minLength 1), RFC 3339 date-times. Unknown fields and open-enum values never fail; hand-written (x-swift-type) members are not checked."),
-                OptionSpec("--catalog", .text("NAME"), help: "The catalog of every record in the dumps (default: the envelope's topic, else the only catalog, else the catalog that knows the record's tag)."),
+                OptionSpec("--catalog", .named("NAME", .catalogs), help: "The catalog of every record in the dumps (default: the envelope's topic, else the only catalog, else the catalog that knows the record's tag)."),
                 OptionSpec("--format", .choice(["auto", "ndjson", "kcat"]), help: "The dumps' format. Default: auto."),
             ],
             positionals: [PositionalSpec("SCHEMAS", repeatable: true, isFile: true, help: "OLD NEW: two schema directories or catalog files; with --against, NEW only.")],

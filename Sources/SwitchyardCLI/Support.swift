@@ -43,18 +43,26 @@ func shellQuoted(_ word: String) -> String {
 /// Set once SIGINT or SIGTERM arrives (their default handlers are ignored from ``install()`` on): what a
 /// command that follows a topic polls between reads, to end with exit 0.
 final class TerminationFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
+    /// The first signal received (0: none yet).
+    private let received = Atomic<Int32>(0)
 
-    var isSet: Bool { flag.load(ordering: .acquiring) }
+    var isSet: Bool { received.load(ordering: .acquiring) != 0 }
 
-    /// Starts listening for SIGINT and SIGTERM.
-    static func install() -> TerminationFlag {
+    /// `SIGINT` or `SIGTERM`, once one arrived.
+    var signalName: String { received.load(ordering: .acquiring) == SIGTERM ? "SIGTERM" : "SIGINT" }
+
+    /// Starts listening for SIGINT and SIGTERM. With `secondSignalExits`, a second one ends the process at once
+    /// (exit 130): a read that stops between records can still be left when it waits on something that hangs.
+    static func install(secondSignalExits: Bool = false) -> TerminationFlag {
         let termination = TerminationFlag()
         let queue = DispatchQueue(label: "switchyard.follow.signals")
         for number in [SIGINT, SIGTERM] {
             Foundation.signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { termination.flag.store(true, ordering: .releasing) }
+            source.setEventHandler {
+                let first = termination.received.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing).exchanged
+                if !first && secondSignalExits { _exit(ExitCode.interrupted.rawValue) }
+            }
             source.resume()
             signalSources.append(source)
         }

@@ -6,13 +6,17 @@
 /// {"catalogs": [{"name": "shipments", "schema": "Schemas/shipments.json", "swiftName": "ShipmentEvent", "policy": "strict"}]}
 /// ```
 /// `schema` is relative to the target's directory. `swiftName` defaults to the name in UpperCamelCase
-/// plus `Event` (`shipments` → `ShipmentsEvent`); `policy` (`strict` or `lenient`) defaults to strict.
+/// plus `Event` (`shipments` → `ShipmentsEvent`); `policy` (`strict` or `lenient`) defaults to strict;
+/// `validateFormats` (default false) checks the `format`s Switchyard knows instead of keeping them as
+/// annotations.
 public struct CodegenConfiguration: Sendable, Equatable {
     public struct CatalogEntry: Sendable, Equatable {
         public var name: String
         public var schema: String
         public var swiftName: String
         public var policy: CatalogPolicy
+        /// Whether the `format`s Switchyard knows are checked (`dataCorrupted` at the member).
+        public var validatesFormats = false
     }
 
     public var catalogs: [CatalogEntry]
@@ -42,7 +46,7 @@ public struct CodegenConfiguration: Sendable, Equatable {
         for (index, item) in list.enumerated() {
             let at = root.appending("catalogs", String(index))
             guard let fields = item.members else { throw at.error("a catalog entry must be an object") }
-            let known = ["name", "schema", "swiftName", "policy"]
+            let known = ["name", "schema", "swiftName", "policy", "validateFormats"]
             for (key, _) in fields where !known.contains(key) {
                 throw at.appending(key).error("unknown key '\(key)' (known: \(known.joined(separator: ", ")))")
             }
@@ -60,8 +64,14 @@ public struct CodegenConfiguration: Sendable, Equatable {
                 policy = parsed
             case let other?: throw at.appending("policy").error("'policy' must be a string, not \(other.kindName)")
             }
+            let validatesFormats: Bool
+            switch item["validateFormats"] {
+            case nil: validatesFormats = false
+            case .bool(let b)?: validatesFormats = b
+            case let other?: throw at.appending("validateFormats").error("'validateFormats' must be true or false, not \(other.kindName)")
+            }
             if entries.contains(where: { $0.name == name }) { throw at.appending("name").error("the catalog '\(name)' is listed twice") }
-            entries.append(CatalogEntry(name: name, schema: schema, swiftName: swiftName, policy: policy))
+            entries.append(CatalogEntry(name: name, schema: schema, swiftName: swiftName, policy: policy, validatesFormats: validatesFormats))
         }
         return CodegenConfiguration(catalogs: entries)
     }
@@ -93,6 +103,7 @@ public struct Generator {
         var reader = SchemaReader(readFile: readFile)
         var read: [CatalogModel] = []
         for entry in configuration.catalogs {
+            reader.validatesFormats = entry.validatesFormats
             read.append(try reader.readCatalog(name: entry.name, schemaFile: entry.schema, swiftName: entry.swiftName, policy: entry.policy))
         }
         try reader.finish()

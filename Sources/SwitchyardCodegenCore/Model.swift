@@ -156,6 +156,8 @@ public enum Check: Sendable, Equatable {
     case maxProperties(Int)
     /// `const` or `enum` (of non-strings): the value is one of these (JSON texts).
     case oneOf([JSONValue])
+    /// `format`, checked (a catalog with `validateFormats`): one of ``SchemaReader/checkedFormats``.
+    case format(String)
 }
 
 /// One member of a struct.

@@ -33,6 +33,13 @@ public struct SchemaReader {
     private var collectionDepth = 0
     private var currentCatalog = ""
     private var catalogNamespaces: [String: String] = [:]
+    /// Whether the catalog being read checks the formats in ``checkedFormats`` (its configuration's
+    /// `validateFormats`); otherwise a format is an annotation.
+    public var validatesFormats = false
+
+    /// The formats a catalog with `validateFormats` checks (SwitchyardJSON's `StringFormat`); `date-time`
+    /// is always checked, as a `Timestamp`.
+    public static let checkedFormats: Set<String> = ["uuid", "date", "time", "duration", "email", "ipv4", "ipv6", "uri", "hostname"]
 
     public init(readFile: @escaping FileReader) {
         self.readFile = readFile
@@ -731,6 +738,7 @@ public struct SchemaReader {
             if let maxLength { checks.append(.maxLength(maxLength)) }
             if let values = flat["enum"]?.elements { checks.append(.oneOf(values)) }
             if let const = flat["const"] { checks.append(.oneOf([const])) }
+            if validatesFormats, let format, Self.checkedFormats.contains(format) { checks.append(.format(format)) }
             return Resolved(type: .string(identifier: identifier), defaultValue: nil, checks: checks, format: format)
         case "integer":
             try check(keywords, allowed: common.union(["format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]), at: location)

@@ -103,7 +103,9 @@ struct SwiftEmitter {
     static func memberDoc(_ m: Member) -> String? {
         var parts: [String] = []
         if let doc = m.doc { parts.append(doc) }
-        if let format = m.format { parts.append("Format: \(format) (kept as written).") }
+        if let format = m.format {
+            parts.append(m.checks.contains(.format(format)) ? "Format: \(format) (checked, kept as written)." : "Format: \(format) (kept as written).")
+        }
         if m.presence == .requiredNullable { parts.append("Required; may be null.") }
         if let json = m.defaultJSON, !(m.doc ?? "").contains("efault") { parts.append("Default: \(json).") }
         return parts.isEmpty ? nil : parts.joined(separator: " ")
@@ -307,6 +309,9 @@ struct SwiftEmitter {
             case .maxProperties(let n):
                 parts.append("\(v).count <= \(n)")
                 rules.append("maxProperties")
+            case .format(let name):
+                parts.append("SchemaRule.isValid(\(v), format: .\(name))")
+                rules.append("format")
             case .oneOf(let values):
                 switch m.type {
                 case .number: parts.append("SchemaRule.isOneOf(\(v), [\(values.map { Naming.stringLiteral(SchemaReader.compact($0)) }.joined(separator: ", "))])")

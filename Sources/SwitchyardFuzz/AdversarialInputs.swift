@@ -2,29 +2,29 @@ import Switchyard
 import SwitchyardCatalog
 
 /// One hostile record and what Switchyard must make of it.
-public struct AdversarialInput: Sendable {
+package struct AdversarialInput: Sendable {
     /// A short name (also the file name the generator writes).
-    public var name: String
+    package var name: String
     /// What it is, for the table.
-    public var summary: String
+    package var summary: String
     /// The catalog it is replayed under.
-    public var catalog: ShippedCatalog
+    package var catalog: ShippedCatalog
     /// The record value.
-    public var bytes: [UInt8]
+    package var bytes: [UInt8]
     /// The expected outcome: `decoded`, `unknown` or `failed`.
-    public var outcome: String
+    package var outcome: String
     /// For failures: the kind and path.
-    public var kind: FailureKind?
-    public var path: String?
+    package var kind: FailureKind?
+    package var path: String?
     /// For failures: the start of the message (it names the reason, never a value).
-    public var messagePrefix: String?
+    package var messagePrefix: String?
     /// The reader's size limit to decode under (the worker's `maxRecordBytes`); nil for the default.
-    public var maxRecordBytes: Int?
+    package var maxRecordBytes: Int?
 }
 
 /// Generates the hostile inputs — nothing large is checked in. Every input is one line
 /// (no raw newline byte), so the set can be written as NDJSON and replayed.
-public enum AdversarialInputs {
+package enum AdversarialInputs {
     static let envelope = #""id":"evt_adv","occurredAt":"2026-01-01T00:00:00Z""#
 
     static func post(_ middle: String) -> [UInt8] {
@@ -41,7 +41,7 @@ public enum AdversarialInputs {
 
     /// The inputs. `scale` 1 is the issue's sizes (20 MB, 1,000,000 levels, 100,000 keys, 10,000
     /// digits); tests may pass less.
-    public static func all(scale: Double = 1) -> [AdversarialInput] {
+    package static func all(scale: Double = 1) -> [AdversarialInput] {
         func n(_ full: Int) -> Int { max(1, Int(Double(full) * scale)) }
         var inputs: [AdversarialInput] = []
         func add(_ name: String, _ summary: String, _ catalog: ShippedCatalog, _ bytes: [UInt8], _ outcome: String,

@@ -2,13 +2,13 @@ import Switchyard
 import SwitchyardCatalog
 
 /// A broken invariant: what a fuzz target crashes on, and what a test reports.
-public struct InvariantViolation: Error, Sendable, CustomStringConvertible {
+package struct InvariantViolation: Error, Sendable, CustomStringConvertible {
     /// Which check, and under which catalog/policy.
-    public var check: String
+    package var check: String
     /// What was seen (no more of the input than its size).
-    public var detail: String
+    package var detail: String
 
-    public var description: String { "\(check): \(detail)" }
+    package var description: String { "\(check): \(detail)" }
 }
 
 /// The decode/encode invariants of PRODUCT.md, checked on one input under both catalogs and both
@@ -25,13 +25,13 @@ public struct InvariantViolation: Error, Sendable, CustomStringConvertible {
 ///   decodes again as the same type, and encoding that again is byte-identical;
 /// - an unknown record is passed through byte-exact;
 /// - the fast path decides as the general path does, or leaves the input to it (``FastPathAgreement``).
-public struct DecodeInvariants {
+package struct DecodeInvariants {
     /// A message may not contain this many consecutive bytes of the input.
-    public static let leakWindow = 16
+    package static let leakWindow = 16
 
     var codecs: [(name: String, strict: TopicCodec, lenient: TopicCodec)]
 
-    public init(maxBytes: Int = 64 << 20) {
+    package init(maxBytes: Int = 64 << 20) {
         let options = JSONReader.Options(maxBytes: maxBytes, rejectDuplicateKeys: true)
         codecs = ShippedCatalog.allCases.map { catalog in
             (catalog.rawValue,
@@ -43,7 +43,7 @@ public struct DecodeInvariants {
     /// Checks every invariant on `input`.
     ///
     /// - Returns: the first violation, or nil.
-    public mutating func check(_ input: UnsafeRawBufferPointer) -> InvariantViolation? {
+    package mutating func check(_ input: UnsafeRawBufferPointer) -> InvariantViolation? {
         let bytes = [UInt8](input)
         // Whether the JSON itself is valid (duplicates allowed: those are a decoding rule).
         let validJSON: Bool
@@ -126,7 +126,7 @@ public struct DecodeInvariants {
     }
 
     /// Where `message` contains ``leakWindow`` consecutive bytes of `input`, if anywhere.
-    public static func leak(of input: [UInt8], in message: [UInt8]) -> Int? {
+    package static func leak(of input: [UInt8], in message: [UInt8]) -> Int? {
         let w = leakWindow
         guard input.count >= w, message.count >= w else { return nil }
         // Hash every window of the input, then look up the message's windows (Rabin–Karp).

@@ -25,13 +25,13 @@ import SwitchyardCatalog
 ///   text, a trailing comma) and Foundation reads it anyway;
 /// - `strictFoundation.numberBeyondDouble`: a number beyond Double's range (`1e400`) is valid JSON
 ///   that Switchyard keeps exactly and JSONSerialization refuses.
-public struct DifferentialCheck {
+package struct DifferentialCheck {
     /// Inputs skipped, by reason.
-    public private(set) var skipped: [String: Int] = [:]
+    package private(set) var skipped: [String: Int] = [:]
     /// Inputs compared (per catalog).
-    public private(set) var compared = 0
+    package private(set) var compared = 0
 
-    public init() {}
+    package init() {}
 
     enum Outcome: Equatable, CustomStringConvertible {
         case ok(type: String, canonical: [UInt8]?)
@@ -48,7 +48,7 @@ public struct DifferentialCheck {
     /// Compares both decoders on `input` under both catalogs.
     ///
     /// - Returns: the first disagreement the contract does not allow, or nil.
-    public mutating func check(_ input: [UInt8]) -> InvariantViolation? {
+    package mutating func check(_ input: [UInt8]) -> InvariantViolation? {
         if let v = check(PaymentEvent.self, input) { return v }
         return check(FeedEvent.self, input)
     }

@@ -7,11 +7,11 @@ import Switchyard
 /// path decides: the same value, known type and unknown-field count, and the same bytes when encoded.
 /// It must never accept an input the general path rejects. Used by `fuzz-decode` (through
 /// ``DecodeInvariants``) and by `FastPathTests`.
-public enum FastPathAgreement {
+package enum FastPathAgreement {
     /// Compares both paths on `input`.
     ///
     /// - Returns: whether the fast path decided the input, and the first disagreement, if any.
-    public static func check<C: EventCatalog & Hashable>(_ catalog: C.Type, _ input: [UInt8]) -> (decided: Bool, violation: InvariantViolation?) {
+    package static func check<C: EventCatalog & Hashable>(_ catalog: C.Type, _ input: [UInt8]) -> (decided: Bool, violation: InvariantViolation?) {
         var general = EventDecoder<C>(usesFastPath: false)
         let slow = general.decode(input)
         let fast = input.withUnsafeBytes { C.decodeFast($0, options: JSONReader.Options(rejectDuplicateKeys: true)) }

@@ -8,10 +8,10 @@ import Foundation
 ///   driver function is.
 /// - Built normally: runs `testOneInput` on every file named on the command line (directories are
 ///   walked), to reproduce a crash without sanitizers: `fuzz-decode crash-1234`.
-public enum FuzzDriver {
-    public typealias TestOneInput = @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+package enum FuzzDriver {
+    package typealias TestOneInput = @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
 
-    public static func main(_ testOneInput: TestOneInput) -> Never {
+    package static func main(_ testOneInput: TestOneInput) -> Never {
         #if SWITCHYARD_LIBFUZZER
         var argc = CommandLine.argc
         var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv

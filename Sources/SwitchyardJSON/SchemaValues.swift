@@ -171,13 +171,14 @@ extension JSONCursor {
 
 extension CanonicalWriter {
     /// A member whose name is only known at run time (a map's key): quoted, escaped as needed.
-    @inlinable public mutating func key(_ name: String) {
+    ///
+    /// - Important: Not an overload of ``key(_:)``: a string literal would pick `String` over
+    ///   `StaticString`, and every generated member name would be checked for escaping and copied twice.
+    @inlinable public mutating func mapKey(_ name: String) {
         if needsComma { append(UInt8(ascii: ",")) }
         needsComma = true
-        var quoted: [UInt8] = []
-        JSONString.appendQuoted(name, to: &quoted)
-        quoted.append(UInt8(ascii: ":"))
-        append(quoted)
+        string(name)
+        append(UInt8(ascii: ":"))
     }
 }
 
@@ -291,6 +292,14 @@ extension JSONCursor {
         return map
     }
 
+    /// Whether `key` is among `keys`: compared one by one for the few keys most maps have, else hashed
+    /// (`seen` is filled on the first such call).
+    @inlinable static func isRepeated(_ key: String, in keys: [String], seen: inout Set<String>) -> Bool {
+        if keys.count < 16 { return keys.contains(key) }
+        if seen.isEmpty { seen = Set(keys) }
+        return !seen.insert(key).inserted
+    }
+
     /// Checks an object as ``map(_:)`` does, each value with `element`, making nothing.
     @inlinable public mutating func skipMap(_ element: (inout JSONCursor) throws(FastPathBail) -> Void) throws(FastPathBail) {
         try mapMembers { (_, cursor) throws(FastPathBail) in try element(&cursor) }
@@ -299,6 +308,8 @@ extension JSONCursor {
     @inlinable mutating func mapMembers(_ member: (String, inout JSONCursor) throws(FastPathBail) -> Void) throws(FastPathBail) {
         guard try peek() == UInt8(ascii: "{") else { throw FastPathBail() }
         i += 1
+        // The keys so far, for the duplicate check (no set for a small map).
+        var keys: [String] = []
         var seen = Set<String>()
         var started = false
         while true {
@@ -315,7 +326,9 @@ extension JSONCursor {
             started = true
             guard c == UInt8(ascii: "\"") else { throw FastPathBail() }
             let key = try checkedString()
-            guard seen.insert(key).inserted else { throw FastPathBail() }
+            guard !Self.isRepeated(key, in: keys, seen: &seen) else { throw FastPathBail() }
+            keys.append(key)
+            if !seen.isEmpty { seen.insert(key) }
             guard try peek() == UInt8(ascii: ":") else { throw FastPathBail() }
             i += 1
             try member(key, &self)
@@ -328,7 +341,7 @@ extension CanonicalWriter {
     @inlinable public mutating func map<Value>(_ map: JSONMap<Value>, _ element: (inout CanonicalWriter, Value) -> Void) {
         beginObject()
         for (key, value) in zip(map.keys, map.values) {
-            self.key(key)
+            mapKey(key)
             element(&self, value)
         }
         endObject(unknown: UnknownFields())
@@ -475,11 +488,22 @@ public enum SchemaRule {
     /// Whether `value` is a multiple of `divisor`.
     @inlinable public static func isMultiple<T: BinaryInteger>(_ value: T, of divisor: T) -> Bool { value % divisor == 0 }
 
-    /// Whether no two elements are equal.
-    @inlinable public static func isUnique<T: Hashable>(_ values: [T]) -> Bool { Set(values).count == values.count }
+    /// Whether no two elements are equal (pairwise for a few elements, which needs no hashing or set).
+    @inlinable public static func isUnique<T: Hashable>(_ values: [T]) -> Bool {
+        guard values.count > 16 else {
+            for i in values.indices {
+                for j in values.index(after: i)..<values.endIndex where values[i] == values[j] { return false }
+            }
+            return true
+        }
+        return Set(values).count == values.count
+    }
 
     /// `value` compared with the number `bound` (JSON text): -1, 0 or 1; nil when either is outside `Decimal`.
+    ///
+    /// Numbers of up to 19 significant digits are compared exactly on their digits; longer ones through `Decimal`.
     public static func compare(_ value: ExactNumber, _ bound: String) -> Int? {
+        if let a = DecimalDigits(value.text), let b = DecimalDigits(bound) { return a.compare(b) }
         guard let a = value.decimalValue, let b = ExactNumber(validText: bound).decimalValue else { return nil }
         return a < b ? -1 : a == b ? 0 : 1
     }
@@ -497,7 +521,10 @@ public enum SchemaRule {
     public static func isOneOf(_ value: ExactNumber, _ numbers: [String]) -> Bool { numbers.contains { compare(value, $0) == 0 } }
 
     /// Whether `value` divided by `divisor` (JSON text) is a whole number.
+    ///
+    /// Exact on the digits when both scaled to a common exponent fit 64 bits; otherwise through `Decimal`.
     public static func isMultiple(_ value: ExactNumber, of divisor: String) -> Bool {
+        if let a = DecimalDigits(value.text), let b = DecimalDigits(divisor), let multiple = a.isMultiple(of: b) { return multiple }
         guard let a = value.decimalValue, let b = ExactNumber(validText: divisor).decimalValue, b != 0 else { return false }
         var quotient = a / b
         var whole = Decimal()
@@ -506,11 +533,136 @@ public enum SchemaRule {
     }
 }
 
+/// A JSON number as `significand × 10^exponent`, exactly, for the validation keywords: the significand's
+/// trailing zeros moved into the exponent, so that equal numbers have equal parts (`1.50` and `15e-1`).
+@usableFromInline struct DecimalDigits {
+    var negative: Bool
+    /// The significant digits, at most 19 (so that they fit a `UInt64`); 0 for zero.
+    var significand: UInt64
+    var exponent: Int
+    /// How many digits `significand` has (0 for zero).
+    var digitCount: Int
+
+    /// The parts of JSON number text; nil when it has more than 19 significant digits or its leading digit
+    /// is more than 100 places from the decimal point (the caller then computes through `Decimal`), or when
+    /// it is not a number.
+    init?(_ text: String) {
+        var text = text
+        guard let digits = text.withUTF8({ DecimalDigits($0) }) else { return nil }
+        self = digits
+    }
+
+    init?(_ text: UnsafeBufferPointer<UInt8>) {
+        var negative = false
+        var significand: UInt64 = 0
+        var digitCount = 0
+        var exponent = 0
+        var pendingZeros = 0  // zeros after the last nonzero digit, not yet in the significand
+        var inFraction = false
+        var exponentSign = 0  // 0: no exponent part yet
+        var exponentValue = 0
+        var sawDigit = false
+        for byte in text {
+            if exponentSign != 0 {
+                switch byte {
+                case UInt8(ascii: "-") where exponentValue == 0: exponentSign = -1
+                case UInt8(ascii: "+") where exponentValue == 0: exponentSign = 1
+                case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    exponentValue = exponentValue * 10 + Int(byte &- UInt8(ascii: "0"))
+                    guard exponentValue <= 100_000 else { return nil }
+                default: return nil
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "-") where !sawDigit && !negative: negative = true
+            case UInt8(ascii: "."): inFraction = true
+            case UInt8(ascii: "e"), UInt8(ascii: "E"): exponentSign = 1
+            case UInt8(ascii: "0"):
+                sawDigit = true
+                if inFraction { exponent -= 1 }
+                if significand != 0 { pendingZeros += 1 }
+            case UInt8(ascii: "1")...UInt8(ascii: "9"):
+                sawDigit = true
+                if inFraction { exponent -= 1 }
+                // The zeros seen since the last nonzero digit become digits of the significand.
+                guard digitCount + pendingZeros + 1 <= 19 else { return nil }
+                for _ in 0..<pendingZeros { significand *= 10 }
+                significand = significand * 10 + UInt64(byte &- UInt8(ascii: "0"))
+                digitCount += pendingZeros + 1
+                pendingZeros = 0
+            default: return nil
+            }
+        }
+        guard sawDigit else { return nil }
+        self.negative = negative && significand != 0
+        self.significand = significand
+        self.digitCount = digitCount
+        // The digits read are significand × 10^pendingZeros × 10^exponent (the fraction's places counted in exponent).
+        self.exponent = significand == 0 ? 0 : exponent + pendingZeros + (exponentSign < 0 ? -exponentValue : exponentValue)
+        // Far from 1, `Decimal` decides (it has no answer beyond its range, and the rules keep that answer).
+        guard significand == 0 || (-100...100).contains(self.exponent + digitCount) else { return nil }
+    }
+
+    /// -1, 0 or 1.
+    func compare(_ other: DecimalDigits) -> Int {
+        if significand == 0 || other.significand == 0 {
+            let a = significand == 0 ? 0 : (negative ? -1 : 1)
+            let b = other.significand == 0 ? 0 : (other.negative ? -1 : 1)
+            return a < b ? -1 : a == b ? 0 : 1
+        }
+        if negative != other.negative { return negative ? -1 : 1 }
+        let magnitude = compareMagnitude(other)
+        return negative ? -magnitude : magnitude
+    }
+
+    private func compareMagnitude(_ other: DecimalDigits) -> Int {
+        // Both nonzero: the position of the leading digit decides, then the digits aligned to it.
+        let lead = digitCount + exponent
+        let otherLead = other.digitCount + other.exponent
+        if lead != otherLead { return lead < otherLead ? -1 : 1 }
+        var a = significand
+        var b = other.significand
+        // Aligned, both have at most 19 digits, which a UInt64 holds.
+        for _ in digitCount..<max(digitCount, other.digitCount) { a *= 10 }
+        for _ in other.digitCount..<max(digitCount, other.digitCount) { b *= 10 }
+        return a < b ? -1 : a == b ? 0 : 1
+    }
+
+    /// Whether `self / divisor` is whole; nil when the numbers scaled to a common exponent do not fit 64 bits.
+    func isMultiple(of divisor: DecimalDigits) -> Bool? {
+        guard divisor.significand != 0 else { return nil }
+        if significand == 0 { return true }
+        let common = min(exponent, divisor.exponent)
+        guard let a = Self.scaled(significand, by: exponent - common), let b = Self.scaled(divisor.significand, by: divisor.exponent - common) else {
+            return nil
+        }
+        return a % b == 0
+    }
+
+    private static func scaled(_ value: UInt64, by places: Int) -> UInt64? {
+        guard places <= 19 else { return nil }
+        var result = value
+        for _ in 0..<places {
+            let (product, overflow) = result.multipliedReportingOverflow(by: 10)
+            if overflow { return nil }
+            result = product
+        }
+        return result
+    }
+}
+
 /// A schema's `pattern`: a regular expression that matches anywhere in the string (JSON Schema's rule).
+///
+/// The patterns teams write most (`^ORD-[0-9]{8}$`, `^[A-Z]{2}$`: ASCII literals and classes with
+/// counts, anchored or not) are matched on the string's UTF-8 bytes with no allocation; any other
+/// pattern goes to `NSRegularExpression`, whose answers the byte matcher gives too (`$` also before a
+/// final line terminator, as ICU has it).
 public final class SchemaPattern: @unchecked Sendable {
-    // @unchecked: the expression is made once in `init` and only matched against afterwards, which
-    // does not change it.
+    // @unchecked: the expression and the byte program are made once in `init` and only matched against
+    // afterwards, which does not change them.
     private let expression: NSRegularExpression?
+    private let program: BytePattern?
 
     /// The pattern `source`; a pattern this platform cannot compile matches nothing (the generator refuses
     /// such a schema).
@@ -520,6 +672,7 @@ public final class SchemaPattern: @unchecked Sendable {
         } catch {
             expression = nil
         }
+        program = expression == nil ? nil : BytePattern(source)
     }
 
     /// Whether `source` compiles.
@@ -527,9 +680,190 @@ public final class SchemaPattern: @unchecked Sendable {
         SchemaPattern(source).expression != nil
     }
 
+    /// Whether the byte matcher handles this pattern (else `NSRegularExpression` does).
+    var matchesBytes: Bool { program != nil }
+
     /// Whether the expression matches somewhere in `value`.
     public func matches(_ value: String) -> Bool {
+        if let program {
+            if let found = value.utf8.withContiguousStorageIfAvailable({ program.matches($0) }) { return found }
+            return program.matches(Array(value.utf8))
+        }
+        return regularExpressionMatches(value)
+    }
+
+    /// The answer of `NSRegularExpression` (for tests that compare the two matchers).
+    func regularExpressionMatches(_ value: String) -> Bool {
         guard let expression else { return false }
         return expression.firstMatch(in: value, range: NSRange(value.startIndex..., in: value)) != nil
+    }
+}
+
+/// A regular expression of ASCII literals and character classes, each with a count (`{n}`, `{n,m}`,
+/// `{n,}`, `?`, `*`, `+`), optionally anchored by `^` and `$`: matched on UTF-8 bytes by backtracking.
+/// Every atom matches ASCII bytes only, so a non-ASCII character never matches, as in a regex engine.
+struct BytePattern: Sendable {
+    struct Atom: Sendable {
+        /// The ASCII bytes it matches, as a 128-bit set.
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        var minimum = 1
+        var maximum = 1
+
+        func contains(_ byte: UInt8) -> Bool {
+            byte < 64 ? low & (1 << UInt64(byte)) != 0 : byte < 128 ? high & (1 << UInt64(byte - 64)) != 0 : false
+        }
+
+        mutating func insert(_ byte: UInt8) {
+            if byte < 64 { low |= 1 << UInt64(byte) } else { high |= 1 << UInt64(byte - 64) }
+        }
+    }
+
+    var atoms: [Atom] = []
+    var anchoredStart = false
+    var anchoredEnd = false
+
+    /// The program for `source`; nil when the pattern uses anything beyond this subset.
+    init?(_ source: String) {
+        let bytes = Array(source.utf8)
+        var i = 0
+        if bytes.first == UInt8(ascii: "^") {
+            anchoredStart = true
+            i = 1
+        }
+        var end = bytes.count
+        if end > i, bytes[end - 1] == UInt8(ascii: "$"), !Self.isEscaped(bytes, at: end - 1) {
+            anchoredEnd = true
+            end -= 1
+        }
+        let punctuation = Set("\\.-/[](){}*+?^$|".utf8)
+        while i < end {
+            var atom = Atom()
+            let c = bytes[i]
+            switch c {
+            case UInt8(ascii: "\\"):
+                guard i + 1 < end, punctuation.contains(bytes[i + 1]) else { return nil }
+                atom.insert(bytes[i + 1])
+                i += 2
+            case UInt8(ascii: "["):
+                i += 1
+                guard i < end, bytes[i] != UInt8(ascii: "^") else { return nil }
+                var items: [UInt8] = []
+                var closed = false
+                while i < end {
+                    let d = bytes[i]
+                    if d == UInt8(ascii: "]") {
+                        closed = true
+                        i += 1
+                        break
+                    }
+                    if d == UInt8(ascii: "\\") {
+                        guard i + 1 < end, punctuation.contains(bytes[i + 1]) else { return nil }
+                        items.append(bytes[i + 1])
+                        i += 2
+                    } else {
+                        guard d < 128, d > 32, d != UInt8(ascii: "["), d != UInt8(ascii: "&"), d != UInt8(ascii: "~") else { return nil }
+                        items.append(d == UInt8(ascii: "-") ? 0 : d)  // 0 marks an unescaped '-'
+                        i += 1
+                    }
+                }
+                guard closed, !items.isEmpty else { return nil }
+                var k = 0
+                while k < items.count {
+                    if k + 2 < items.count, items[k + 1] == 0, items[k] != 0, items[k + 2] != 0 {
+                        guard items[k] <= items[k + 2] else { return nil }
+                        for b in items[k]...items[k + 2] { atom.insert(b) }
+                        k += 3
+                    } else {
+                        // A '-' first or last is itself.
+                        guard items[k] != 0 || k == 0 || k == items.count - 1 else { return nil }
+                        atom.insert(items[k] == 0 ? UInt8(ascii: "-") : items[k])
+                        k += 1
+                    }
+                }
+            default:
+                guard c < 128, c >= 32, !punctuation.contains(c) || c == UInt8(ascii: "-") || c == UInt8(ascii: "/") else { return nil }
+                atom.insert(c)
+                i += 1
+            }
+            // The count.
+            if i < end {
+                switch bytes[i] {
+                case UInt8(ascii: "?"): (atom.minimum, atom.maximum, i) = (0, 1, i + 1)
+                case UInt8(ascii: "*"): (atom.minimum, atom.maximum, i) = (0, Int.max, i + 1)
+                case UInt8(ascii: "+"): (atom.minimum, atom.maximum, i) = (1, Int.max, i + 1)
+                case UInt8(ascii: "{"):
+                    guard let (minimum, maximum, next) = Self.braces(bytes, from: i, end: end) else { return nil }
+                    (atom.minimum, atom.maximum, i) = (minimum, maximum, next)
+                default: break
+                }
+                // Lazy or possessive counts, and a count on a count, are not in the subset.
+                if i < end, [UInt8(ascii: "?"), UInt8(ascii: "+"), UInt8(ascii: "*"), UInt8(ascii: "{")].contains(bytes[i]) { return nil }
+            }
+            atoms.append(atom)
+        }
+    }
+
+    private static func isEscaped(_ bytes: [UInt8], at index: Int) -> Bool {
+        var backslashes = 0
+        var k = index - 1
+        while k >= 0, bytes[k] == UInt8(ascii: "\\") {
+            backslashes += 1
+            k -= 1
+        }
+        return backslashes % 2 == 1
+    }
+
+    /// `{n}`, `{n,}` or `{n,m}` at `start`: the bounds and the index after `}`.
+    private static func braces(_ bytes: [UInt8], from start: Int, end: Int) -> (Int, Int, Int)? {
+        var i = start + 1
+        func number() -> Int? {
+            var value: Int?
+            while i < end, bytes[i] &- UInt8(ascii: "0") < 10, (value ?? 0) < 100_000 {
+                value = (value ?? 0) * 10 + Int(bytes[i] &- UInt8(ascii: "0"))
+                i += 1
+            }
+            return value
+        }
+        guard let minimum = number() else { return nil }
+        var maximum = minimum
+        if i < end, bytes[i] == UInt8(ascii: ",") {
+            i += 1
+            maximum = number() ?? Int.max
+        }
+        guard i < end, bytes[i] == UInt8(ascii: "}"), minimum <= maximum else { return nil }
+        return (minimum, maximum, i + 1)
+    }
+
+    func matches<C: RandomAccessCollection>(_ text: C) -> Bool where C.Element == UInt8, C.Index == Int {
+        if anchoredStart { return match(text, atom: 0, at: text.startIndex) }
+        for start in text.startIndex...text.endIndex where match(text, atom: 0, at: start) { return true }
+        return false
+    }
+
+    private func match<C: RandomAccessCollection>(_ text: C, atom index: Int, at position: Int) -> Bool where C.Element == UInt8, C.Index == Int {
+        guard index < atoms.count else { return !anchoredEnd || Self.isEnd(text, position) }
+        let atom = atoms[index]
+        var count = 0
+        while count < atom.maximum, position + count < text.endIndex, atom.contains(text[position + count]) { count += 1 }
+        guard count >= atom.minimum else { return false }
+        while true {
+            if match(text, atom: index + 1, at: position + count) { return true }
+            if count == atom.minimum { return false }
+            count -= 1
+        }
+    }
+
+    /// Where ICU's `$` matches without multiline: the end, or before a line terminator that ends the text
+    /// (\n, \u{B}, \u{C}, \r, \r\n, U+0085, U+2028, U+2029).
+    private static func isEnd<C: RandomAccessCollection>(_ text: C, _ position: Int) -> Bool where C.Element == UInt8, C.Index == Int {
+        let rest = text.endIndex - position
+        switch rest {
+        case 0: return true
+        case 1: return (0x0A...0x0D).contains(text[position])
+        case 2: return (text[position] == 0x0D && text[position + 1] == 0x0A) || (text[position] == 0xC2 && text[position + 1] == 0x85)
+        case 3: return text[position] == 0xE2 && text[position + 1] == 0x80 && (text[position + 2] == 0xA8 || text[position + 2] == 0xA9)
+        default: return false
+        }
     }
 }

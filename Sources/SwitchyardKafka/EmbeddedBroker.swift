@@ -8,7 +8,7 @@
 /// `allow.auto.create.topics`) — with its default of 4 partitions.
 ///
 /// Fault injection: ``setBrokerDown(_:)``/``setBrokerUp(_:)``, ``pushRequestErrors(_:_:)``,
-/// ``setPartitionLeader(topic:partition:broker:)``.
+/// ``setTopicError(_:_:)``, ``setPartitionLeader(topic:partition:broker:)``.
 ///
 /// - Important: The cluster stops when the last reference goes away; keep it alive while clients use it.
 public final class EmbeddedBroker: Sendable {
@@ -128,6 +128,12 @@ public final class EmbeddedBroker: Sendable {
     /// Forgets the errors still queued for `apiKey`.
     public func clearRequestErrors(_ apiKey: APIKey) {
         cluster.clearRequestErrors(apiKey: apiKey.rawValue)
+    }
+
+    /// Makes metadata responses report `error` for `topic` (`TOPIC_AUTHORIZATION_FAILED`: an ACL revoked;
+    /// `UNKNOWN_TOPIC_OR_PART`: deleted); nil clears it. Creates the topic when it does not exist.
+    public func setTopicError(_ topic: String, _ error: ErrorCode?) {
+        cluster.setTopicError(topic, error: error?.rawValue ?? 0)
     }
 
     /// Moves a partition's leadership to broker `broker` (or -1: no leader).

@@ -203,6 +203,12 @@ public final class KafkaConsumer: Sendable {
         shared.state.withLock { $0.retire(records) }
     }
 
+    /// Makes librdkafka raise a fatal error on this consumer, as a fenced static member would (its
+    /// `rd_kafka_test_fatal_error`): for tests of what a fatal error does. The next batch throws it.
+    public func raiseFatalErrorForTesting(reason: String) {
+        client.raiseFatalErrorForTesting(reason: reason)
+    }
+
     // MARK: - Offsets
 
     /// Stores `record.offset + 1` for the next commit: call it once the record's outcome is durable.

@@ -5,18 +5,48 @@ import SwitchyardCatalog
 
 // The Swift side of `make bench` (scripts/bench.sh drives it):
 //
-//   switchyard-bench corpus DIR COUNT [REPLAY_COUNT]   write DIR/{payments,feeds}.ndjson (COUNT records
-//                                                      each) and DIR/{topic}-replay.ndjson (REPLAY_COUNT)
+//   switchyard-bench corpus DIR COUNT [REPLAY_COUNT]   write DIR/{payments,feeds,commerce}.ndjson (COUNT
+//                                                      records each) and DIR/{payments,feeds}-replay.ndjson
+//                                                      (REPLAY_COUNT)
 //   switchyard-bench run DIR REPS [TOPICS] [WORKLOADS] measure, one JSON object per line on stdout
 //   switchyard-bench probe COUNT [WORKLOAD]            a quick in-memory probe (profiling, callgrind)
 //
 // Every workload runs single-threaded over the same bytes: one warm-up pass, then REPS timed passes;
 // the best and the median are reported.
+//
+// Topics: the shipped catalogs (payments, feeds) and `commerce`, the bench's own catalog of what teams'
+// schemas carry beyond them (unions, maps, nullable members, exact numbers; Schemas/commerce, generated
+// on every build by the SwitchyardCodegen plugin).
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 /// The seed: the same corpus on every machine.
 let corpusSeed: UInt64 = 6
+
+/// A topic the bench measures.
+enum BenchTopic: String, CaseIterable {
+    case payments, feeds, commerce
+
+    var catalog: Catalog {
+        switch self {
+        case .payments: .payments
+        case .feeds: .feeds
+        case .commerce: Catalog(CommerceEvent.self)
+        }
+    }
+
+    var shipped: ShippedCatalog? { ShippedCatalog(rawValue: rawValue) }
+
+    /// `count` seeded records, each a line.
+    func records(_ count: Int) -> [[UInt8]] {
+        if let shipped {
+            var generator = CorpusGenerator(seed: corpusSeed)
+            return (0..<count).map { _ in generator.next(shipped).value }
+        }
+        var generator = CommerceCorpus(seed: corpusSeed)
+        return (0..<count).map { _ in Array(generator.next().utf8) }
+    }
+}
 
 // MARK: - Corpus
 
@@ -46,24 +76,24 @@ struct Corpus {
 
 func writeCorpus(directory: String, count: Int, replayCount: Int) throws {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    for catalog in [ShippedCatalog.payments, .feeds] {
-        var generator = CorpusGenerator(seed: corpusSeed)
+    for topic in BenchTopic.allCases {
+        // `switchyard replay` knows the shipped catalogs only.
+        let replayed = topic.shipped == nil ? 0 : replayCount
         var small: [UInt8] = []
         var large: [UInt8] = []
-        for i in 0..<max(count, replayCount) {
-            let record = generator.next(catalog).value
+        for (i, record) in topic.records(max(count, replayed)).enumerated() {
             if i < count {
                 small.append(contentsOf: record)
                 small.append(UInt8(ascii: "\n"))
             }
-            if i < replayCount {
+            if i < replayed {
                 large.append(contentsOf: record)
                 large.append(UInt8(ascii: "\n"))
             }
         }
-        try Data(small).write(to: URL(fileURLWithPath: "\(directory)/\(catalog.rawValue).ndjson"))
-        if replayCount > 0 {
-            try Data(large).write(to: URL(fileURLWithPath: "\(directory)/\(catalog.rawValue)-replay.ndjson"))
+        try Data(small).write(to: URL(fileURLWithPath: "\(directory)/\(topic.rawValue).ndjson"))
+        if replayed > 0 {
+            try Data(large).write(to: URL(fileURLWithPath: "\(directory)/\(topic.rawValue)-replay.ndjson"))
         }
     }
 }
@@ -75,8 +105,8 @@ typealias Pass = (Corpus) -> Int
 
 /// `keepsEvents: false` is what the worker decodes on a topic with no handler and no republish: the
 /// outcome, type and diagnosis without the event (strings validated, not kept).
-func switchyardDecoding(_ catalog: ShippedCatalog, keepsEvents: Bool) -> Pass {
-    let template = TopicCodec(catalog: catalog.catalog, policy: catalog.defaultPolicy, keepsEvents: keepsEvents)
+func switchyardDecoding(_ topic: BenchTopic, keepsEvents: Bool) -> Pass {
+    let template = TopicCodec(catalog: topic.catalog, policy: topic.catalog.defaultPolicy, keepsEvents: keepsEvents)
     return { corpus in
         // A local codec (its buffers are shared with the template): a mutable variable captured by the
         // closure would cost an exclusivity check per record, which is the harness, not the decoder.
@@ -92,11 +122,11 @@ func switchyardDecoding(_ catalog: ShippedCatalog, keepsEvents: Bool) -> Pass {
     }
 }
 
-func switchyardDecode(_ catalog: ShippedCatalog) -> Pass { switchyardDecoding(catalog, keepsEvents: true) }
-func switchyardOutcomes(_ catalog: ShippedCatalog) -> Pass { switchyardDecoding(catalog, keepsEvents: false) }
+func switchyardDecode(_ topic: BenchTopic) -> Pass { switchyardDecoding(topic, keepsEvents: true) }
+func switchyardOutcomes(_ topic: BenchTopic) -> Pass { switchyardDecoding(topic, keepsEvents: false) }
 
-func switchyardRoundTrip(_ catalog: ShippedCatalog) -> Pass {
-    let template = TopicCodec(catalog: catalog.catalog, policy: catalog.defaultPolicy)
+func switchyardRoundTrip(_ topic: BenchTopic) -> Pass {
+    let template = TopicCodec(catalog: topic.catalog, policy: topic.catalog.defaultPolicy)
     return { corpus in
         var codec = template  // as in switchyardDecoding
         var written = 0
@@ -117,7 +147,7 @@ func switchyardRoundTrip(_ catalog: ShippedCatalog) -> Pass {
     }
 }
 
-func foundationDecode(_ catalog: ShippedCatalog) -> Pass {
+func foundationDecode(_ topic: BenchTopic) -> Pass {
     func run<Catalog: EventCatalog>(_ type: Catalog.Type) -> Pass {
         let decoder = JSONDecoder()
         return { corpus in
@@ -136,13 +166,14 @@ func foundationDecode(_ catalog: ShippedCatalog) -> Pass {
             return decoded
         }
     }
-    switch catalog {
+    switch topic {
     case .payments: return run(PaymentEvent.self)
     case .feeds: return run(FeedEvent.self)
+    case .commerce: return run(CommerceEvent.self)
     }
 }
 
-func simdjsonParse(_ catalog: ShippedCatalog) -> Pass {
+func simdjsonParse(_ topic: BenchTopic) -> Pass {
     { corpus in
         var valid = 0
         var checksum = 0
@@ -153,7 +184,7 @@ func simdjsonParse(_ catalog: ShippedCatalog) -> Pass {
     }
 }
 
-nonisolated(unsafe) let workloads: [(peer: String, workload: String, make: (ShippedCatalog) -> Pass)] = [
+nonisolated(unsafe) let workloads: [(peer: String, workload: String, make: (BenchTopic) -> Pass)] = [
     ("switchyard", "decode", switchyardDecode),
     ("switchyard", "outcome only", switchyardOutcomes),
     ("switchyard", "decode+encode", switchyardRoundTrip),
@@ -180,10 +211,10 @@ func measure(_ pass: Pass, _ corpus: Corpus, reps: Int) -> (best: Double, median
 
 func run(directory: String, reps: Int, topics: [String], only: Set<String>?) throws {
     for topic in topics {
-        guard let catalog = ShippedCatalog(rawValue: topic) else { throw CommandError("unknown topic \(topic)") }
+        guard let benchTopic = BenchTopic(rawValue: topic) else { throw CommandError("unknown topic \(topic)") }
         let corpus = try Corpus(path: "\(directory)/\(topic).ndjson")
         for w in workloads where only?.contains("\(w.peer) \(w.workload)") ?? true {
-            let r = measure(w.make(catalog), corpus, reps: reps)
+            let r = measure(w.make(benchTopic), corpus, reps: reps)
             var line = JSONObject()
             line.set("peer", w.peer)
             line.set("workload", w.workload)
@@ -198,11 +229,10 @@ func run(directory: String, reps: Int, topics: [String], only: Set<String>?) thr
 }
 
 /// A quick probe on generated records in memory: for perf and callgrind (`probe 20000 "switchyard decode"`).
-func probe(count: Int, only: String?, catalog: ShippedCatalog) throws {
-    var generator = CorpusGenerator(seed: corpusSeed)
+func probe(count: Int, only: String?, topic: BenchTopic) throws {
     var text: [UInt8] = []
-    for _ in 0..<count {
-        text.append(contentsOf: generator.next(catalog).value)
+    for record in topic.records(count) {
+        text.append(contentsOf: record)
         text.append(UInt8(ascii: "\n"))
     }
     let path = NSTemporaryDirectory() + "switchyard-probe-\(getpid()).ndjson"
@@ -210,7 +240,7 @@ func probe(count: Int, only: String?, catalog: ShippedCatalog) throws {
     defer { try? FileManager.default.removeItem(atPath: path) }
     let corpus = try Corpus(path: path)
     for w in workloads where only == nil || "\(w.peer) \(w.workload)" == only {
-        let pass = w.make(catalog)
+        let pass = w.make(topic)
         let clock = ContinuousClock()
         var result = 0
         let elapsed = clock.measure { result = pass(corpus) }
@@ -228,13 +258,14 @@ do {
     case "corpus" where arguments.count >= 3:
         try writeCorpus(directory: arguments[1], count: Int(arguments[2])!, replayCount: arguments.count > 3 ? Int(arguments[3])! : 0)
     case "run" where arguments.count >= 3:
-        let topics = arguments.count > 3 ? arguments[3].split(separator: ",").map(String.init) : ["payments", "feeds"]
+        let topics = arguments.count > 3 ? arguments[3].split(separator: ",").map(String.init) : BenchTopic.allCases.map(\.rawValue)
         let only = arguments.count > 4 ? Set(arguments[4].split(separator: ",").map(String.init)) : nil
         try run(directory: arguments[1], reps: Int(arguments[2])!, topics: topics, only: only)
     case "probe":
         let count = arguments.count > 1 ? Int(arguments[1])! : 200_000
-        let catalog = ShippedCatalog(rawValue: ProcessInfo.processInfo.environment["PROBE_TOPIC"] ?? "payments") ?? .payments
-        try probe(count: count, only: arguments.count > 2 ? arguments[2] : nil, catalog: catalog)
+        let name = ProcessInfo.processInfo.environment["PROBE_TOPIC"] ?? "payments"
+        guard let topic = BenchTopic(rawValue: name) else { throw CommandError("unknown topic \(name)") }
+        try probe(count: count, only: arguments.count > 2 ? arguments[2] : nil, topic: topic)
     default:
         FileHandle.standardError.write(Data("usage: switchyard-bench corpus DIR COUNT [REPLAY_COUNT] | run DIR REPS [TOPICS] [WORKLOADS] | probe [COUNT] [WORKLOAD]\n".utf8))
         exit(64)

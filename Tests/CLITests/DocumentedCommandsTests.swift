@@ -21,7 +21,7 @@ import Testing
         let section = root.components(separatedBy: "SUBCOMMANDS:\n")[1].components(separatedBy: "\n\n")[0]
         // A name starts at column 2; wrapped abstracts are indented further.
         let names = section.split(separator: "\n").filter { !$0.hasPrefix("   ") }.compactMap { $0.split(separator: " ").first.map(String.init) }
-        #expect(names.count == 10)
+        #expect(names.count == 12)
         var paths = names.map { [$0] }
         for name in names {
             let help = try CLI.run([name, "--help"]).stdout
@@ -30,7 +30,7 @@ import Testing
                 paths.append([name, String(line.split(separator: " ")[0])])
             }
         }
-        #expect(paths.count == 15, "10 subcommands, 4 of dlq, 1 of schema")
+        #expect(paths.count == 17, "12 subcommands, 4 of dlq, 1 of schema")
         var examples: [Documented] = []
         for path in paths {
             let help = try CLI.run(path + ["--help"]).stdout
@@ -163,6 +163,7 @@ import Testing
         let files = [
             ("payments.jsonl", "payments-two-partitions.kcat.jsonl"), ("payments-halting.jsonl", "payments-strict-failure-in-partition-0.kcat.jsonl"),
             ("payments.ndjson", "payments.ndjson"), ("feeds.ndjson", "feeds.ndjson"), ("feeds.dlq.jsonl", "feeds-dlq-two-partitions.kcat.jsonl"),
+            ("status.json", "worker-status-halted.json"),
         ]
         for (name, fixture) in files {
             let target = directory.appendingPathComponent(name)

@@ -81,7 +81,7 @@ import Testing
         #expect(fixed.exitCode == 0 && fixed.stdout.contains("4 of 4 dead letter(s)"), "\(fixed.stderr)")
 
         try Self.expectUsage(
-            try CLI.run([]), first: "error: name a subcommand: consume, replay, dlq, release, schema, demo, broker, version, help, completion",
+            try CLI.run([]), first: "error: name a subcommand: consume, replay, dlq, release, releases, status, schema, demo, broker, version, help, completion",
             hint: "see 'switchyard --help'")
         try Self.expectUsage(try CLI.run(["dlq"]), first: "error: name a dlq subcommand: list, show, stats, redrive", hint: "see 'switchyard dlq --help'")
     }
@@ -99,7 +99,7 @@ import Testing
         let root = try CLI.run(["help"])
         let rootHelp = try CLI.run(["--help"]).stdout
         #expect(root.exitCode == 0 && root.stdout == rootHelp)
-        let names = ["consume", "replay", "dlq", "release", "schema", "demo", "broker", "version", "help", "completion"]
+        let names = ["consume", "replay", "dlq", "release", "releases", "status", "schema", "demo", "broker", "version", "help", "completion"]
         for name in names {
             #expect(root.stdout.contains("\n  \(name) "), "\(name) listed")
             let help = try CLI.run(["help", name])

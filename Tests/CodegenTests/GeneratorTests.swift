@@ -6,6 +6,8 @@ import Testing
 struct SchemaSet {
     var files: [String: String]
     var policy = "strict"
+    /// The catalog's `validateFormats`.
+    var validateFormats = false
 
     static let common = #"""
         {"$defs": {
@@ -30,7 +32,7 @@ struct SchemaSet {
     }
 
     func generate() throws -> String {
-        let config = try CodegenConfiguration.parse(Array(#"{"catalogs": [{"name": "orders", "schema": "catalog.json", "swiftName": "OrderEvent", "policy": "\#(policy)"}]}"#.utf8))
+        let config = try CodegenConfiguration.parse(Array(#"{"catalogs": [{"name": "orders", "schema": "catalog.json", "swiftName": "OrderEvent", "policy": "\#(policy)", "validateFormats": \#(validateFormats)}]}"#.utf8))
         let sources = files
         let generated = try Generator(configuration: config) { path in sources[path].map { Array($0.utf8) } }.generate()
         return generated[0].contents
@@ -310,6 +312,21 @@ struct SchemaSet {
         #expect(source.contains("if let value = value.value?.string { try container.require(SchemaRule.length(value) <= 3, forKey: .c, \"maxLength\") }"))
     }
 
+    @Test func formatsAreCheckedWhenTheCatalogAsks() throws {
+        var set = SchemaSet.event(#""a": {"type": "string", "format": "uuid"}, "b": {"type": "string", "format": "x-team"}, "c": {"type": "string", "format": "ipv4", "maxLength": 15}"#, required: ["a"])
+        // By default a format is an annotation: no check.
+        #expect(!(try set.generate()).contains("format: ."))
+        set.validateFormats = true
+        let source = try set.generate()
+        #expect(source.contains("/// Format: uuid (checked, kept as written)."))
+        #expect(source.contains("try container.require(SchemaRule.isValid(value, format: .uuid), forKey: .a, \"format\")"))
+        #expect(source.contains("guard SchemaRule.isValid(value, format: .uuid) else { throw FastPathBail() }"))
+        #expect(source.contains("SchemaRule.length(value) <= 15 && SchemaRule.isValid(value, format: .ipv4)"))
+        // A format Switchyard does not know stays an annotation.
+        #expect(source.contains("/// Format: x-team (kept as written)."))
+        #expect(!source.contains("format: .x"))
+    }
+
     @Test func typeNamesNeverHideOthers() throws {
         // An inline type named like the event it is declared in is renamed: it would hide the event's name.
         let source = try SchemaSet.event(#""total": {"type": "object", "x-swift-name": "OrderPlaced", "properties": {"a": {"type": "string"}}}, "text": {"type": "object", "x-swift-name": "String", "properties": {"b": {"type": "string"}}}"#).generate()
@@ -353,8 +370,10 @@ struct SchemaSet {
         #expect(error?.message.hasPrefix("invalid JSON at byte 6") == true)
     }
 
-    @Test func configurationErrors() {
+    @Test func configurationErrors() throws {
         #expect(throws: CodegenError.self) { try CodegenConfiguration.parse(Array(#"{"catalogs": [{"name": "x", "schema": "s.json", "polcy": "strict"}]}"#.utf8)) }
         #expect(throws: CodegenError.self) { try CodegenConfiguration.parse(Array(#"{"catalogs": [{"name": "x", "schema": "s.json", "policy": "loose"}]}"#.utf8)) }
+        #expect(throws: CodegenError.self) { try CodegenConfiguration.parse(Array(#"{"catalogs": [{"name": "x", "schema": "s.json", "validateFormats": "yes"}]}"#.utf8)) }
+        #expect(try CodegenConfiguration.parse(Array(#"{"catalogs": [{"name": "x", "schema": "s.json", "validateFormats": true}]}"#.utf8)).catalogs[0].validatesFormats)
     }
 }

@@ -150,6 +150,30 @@ struct DeliveryGuaranteeTests {
         #expect(later.withLock { $0 } == 0, "nothing after k-0 was handled")
     }
 
+    @Test func cancellingRunCommitsWhatIsDurableAndReturns() async throws {
+        let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1])
+        let tp = KafkaTopicPartition(topic: "feeds", partition: 0)
+        for i in 0..<5 { try await harness.produce("feeds", partition: 0, value: Self.goodPost, key: "k-\(i)") }
+        let handled = Locked(0)
+        var handlers = EventHandlers()
+        handlers.on(PostLiked.self) { _, _ in handled.withLock { $0 += 1 } }
+        var configuration = harness.configuration(["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")])
+        // No periodic commit during the test: only the commit at the stop that cancellation starts can store the offsets.
+        configuration.kafka["auto.commit.interval.ms"] = "600000"
+        let worker = try RunningWorker(configuration, handlers: handlers)
+        try await eventually(.seconds(60), "the five records handled") { worker.worker.status.processed == 5 }
+        #expect((try await harness.committed([tp])[tp] ?? 0) == 0, "committed before the stop: the test cannot tell the stop's commit")
+        let start = ContinuousClock.now
+        worker.task.cancel()
+        // run() returns (without an error) once the stored offsets are committed, well within the shutdown timeout.
+        try await withDeadline(.seconds(30), "run() returns after cancellation") { [task = worker.task] in try await task.value }
+        let took = ContinuousClock.now - start
+        #expect(took < .seconds(10), "run() returned after \(took) (shutdown timeout 10 s)")
+        #expect(try await harness.committed([tp])[tp] == 5, "the handled records' offsets are committed at the stop")
+        #expect(handled.withLock { $0 } == 5)
+        #expect(worker.logs.entries.contains { $0.message == "shutdown requested" })
+    }
+
     @Test func stopAbandonsAHandlerThatIgnoresCancellationBeforeTheShutdownTimeout() async throws {
         let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1])
         let tp = KafkaTopicPartition(topic: "feeds", partition: 0)

@@ -71,7 +71,7 @@ struct HandlerOutcomeTests {
     }
 
     @Test func exhaustedRetriesHaltAStrictPartitionAtTheRecord() async throws {
-        let harness = try Harness(topics: ["payments": 1, "payments.dlq": 1, "feeds": 1])
+        let harness = try Harness(topics: ["payments": 1, "payments.dlq": 1, "feeds": 1, "feeds.dlq": 1])
         for _ in 0..<3 { try await harness.produce("payments", partition: 0, value: Self.captured) }
         let calls = Locked(0)
         var handlers = EventHandlers()
@@ -188,6 +188,23 @@ struct HandlerOutcomeTests {
         #expect(try await harness.committed([partition])[partition] == 30)
         let published = try await harness.readAll("feeds.events", count: 30)
         #expect(Set(published.map { String(decoding: $0.key ?? [], as: UTF8.self) }).count == 30)
+        try await worker.stop()
+    }
+
+    @Test func processingSecondsIncludesTheHandlerAndTheDurableOutcome() async throws {
+        let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1, "feeds.out": 1])
+        for i in 0..<5 { try await harness.produce("feeds", partition: 0, value: Self.liked, key: "k-\(i)") }
+        var handlers = EventHandlers()
+        handlers.on(PostLiked.self) { _, _ in try await Task.sleep(for: .milliseconds(300)) }
+        let worker = try RunningWorker(
+            harness.configuration(["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq", republishTo: "feeds.out")]),
+            handlers: handlers)
+        let tp = KafkaTopicPartition(topic: "feeds", partition: 0)
+        try await eventually(.seconds(60), "all five committed") { try await harness.committed([tp])[tp] == 5 }
+        let histogram = try #require(worker.metrics.histogram("switchyard_processing_seconds"))
+        // Each record: read, its handler (300 ms), its republish acknowledged; one after another on the partition.
+        #expect(histogram.count == 5, "\(histogram)")
+        #expect(histogram.sum >= 1.5, "five records of at least 300 ms each: \(histogram.sum) s")
         try await worker.stop()
     }
 }

@@ -93,4 +93,59 @@ struct RebalanceTests {
             #expect(offsets == offsets.sorted(), "feeds.out/\(p) out of order: \(offsets)")
         }
     }
+
+    /// Worker A's handler of each partition's first record dead-letters it after the rebalance a second worker's
+    /// join starts (it ignores cancellation and takes 6 s); every other record is dead-lettered at once, by
+    /// whichever worker owns its partition. Each record is dead-lettered once: a revoked partition's dead letter
+    /// is either durable with its offset committed before the partition moves, or not produced and written by
+    /// the new owner.
+    @Test(arguments: ["range", "cooperative-sticky"])
+    func aRecordDeadLetteredAcrossARebalanceIsDeadLetteredOnce(assignor: String) async throws {
+        let harness = try Harness(topics: ["feeds": 2, "feeds.dlq": 1])
+        let perPartition = 5
+        for i in 0..<(2 * perPartition) {
+            try await harness.produce("feeds", partition: Int32(i % 2), value: Self.good, key: "k-\(i)")
+        }
+        let slowStarted = Locked(0)
+        func handlers(_ name: String) -> EventHandlers {
+            var h = EventHandlers()
+            h.handle(PostLiked.self) { _, context in
+                if name == "A", context.offset == 0 {
+                    slowStarted.withLock { $0 += 1 }
+                    await withCheckedContinuation { continuation in
+                        DispatchQueue.global().asyncAfter(deadline: .now() + 6) { continuation.resume() }
+                    }
+                }
+                return .deadLetter(kind: "rejectedLike", reason: "every like is rejected here")
+            }
+            return h
+        }
+        var config = harness.configuration(["feeds": TopicConfiguration(catalog: .feeds, deadLetterTopic: "feeds.dlq")])
+        config.kafka["partition.assignment.strategy"] = assignor
+        let a = try RunningWorker(config, handlers: handlers("A"))
+        try await eventually(.seconds(60), "A's handlers of both first records running") { slowStarted.withLock { $0 } == 2 }
+        let b = try RunningWorker(config, handlers: handlers("B"))
+        try await eventually(.seconds(60), "one partition each") {
+            a.worker.status.assignment.count == 1 && b.worker.status.assignment.count == 1
+        }
+        let feeds = (0..<2).map { KafkaTopicPartition(topic: "feeds", partition: Int32($0)) }
+        try await eventually(.seconds(90), "every record's offset committed") {
+            let committed = try await harness.committed(feeds)
+            return feeds.allSatisfy { committed[$0] == Int64(perPartition) }
+        }
+        try await Task.sleep(for: .seconds(7))  // anything A still had to write after its 6 s handlers
+        try await b.stop()
+        try await a.stop()
+
+        let kafka = KafkaConfiguration(
+            bootstrapServers: [harness.broker.bootstrapServers], clientID: "verify", properties: Harness.fastKafka, logLevel: .error)
+        let dlq = KafkaTopicPartition(topic: "feeds.dlq", partition: 0)
+        let marks = try await KafkaConsumer.watermarks([dlq], kafka: kafka)
+        let written = Int((marks[dlq]?.high ?? 0) - (marks[dlq]?.low ?? 0))
+        let letters = try await harness.readAll("feeds.dlq", count: written, within: .seconds(30))
+        let sources = letters.map { DeadLetter($0) }.map { "\($0.originalPartition ?? -1)@\($0.originalOffset ?? -1)" }
+        let twice = Dictionary(grouping: sources, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
+        #expect(twice.isEmpty, "dead-lettered more than once: \(twice)")
+        #expect(Set(sources).count == 2 * perPartition, "dead letters for \(Set(sources).sorted()), \(2 * perPartition) records")
+    }
 }

@@ -162,6 +162,11 @@ final class RDKafkaClient: @unchecked Sendable {
     /// The client's name (`rd_kafka_name`), e.g. `switchyard#consumer-1`.
     var name: String { String(cString: rd_kafka_name(handle)) }
 
+    /// Raises a fatal error (`FENCED_INSTANCE_ID`) through librdkafka's test hook, reported like a real one.
+    func raiseFatalErrorForTesting(reason: String) {
+        _ = rd_kafka_test_fatal_error(handle, RD_KAFKA_RESP_ERR_FENCED_INSTANCE_ID, reason)
+    }
+
     // MARK: - Metadata
 
     /// Fetches cluster metadata, blocking up to `timeoutMilliseconds`. Unreachable brokers are
