@@ -369,17 +369,7 @@ struct ReleaseCommand: Command {
         guard response.status == 200 else {
             throw CommandError(.dataError, "\(url) answered HTTP \(response.status), not a status document (\(hint))")
         }
-        let document: [String: Any]
-        do {
-            guard let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else {
-                throw CommandError(.dataError, "\(url) answered JSON that is not a status document (\(hint))")
-            }
-            document = object
-        } catch let error as CommandError {
-            throw error
-        } catch {
-            throw CommandError(.dataError, "\(url) answered something that is not JSON, not a status document (\(hint))")
-        }
+        let document = try workerStatusDocument(response.body, from: url, hint: hint)
         if let other = document["group"] as? String, other != group {
             throw CommandError(.findings, "refused: \(url) is a worker of group \(other), not \(group)")
         }

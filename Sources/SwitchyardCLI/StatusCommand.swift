@@ -99,17 +99,7 @@ struct StatusCommand: Command {
             }
             body = response.body
         }
-        let document: [String: Any]
-        do {
-            guard let object = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any], object["phase"] is String else {
-                throw CommandError(.dataError, "\(target) answered JSON that is not a worker's status document (no phase)")
-            }
-            document = object
-        } catch let error as CommandError {
-            throw error
-        } catch {
-            throw CommandError(.dataError, "\(target) answered something that is not JSON, not a worker's status document")
-        }
+        let document = try workerStatusDocument(body, from: target)
         let view = StatusView(document)
         if json {
             FileHandle.standardOutput.write(Data(body))
@@ -201,4 +191,21 @@ struct StatusView {
         }
         return lines.joined(separator: "\n") + "\n"
     }
+}
+
+/// Parses what `source` answered (or holds) as a worker's `/status` document: a JSON object with its `phase`.
+///
+/// - Throws: ``CommandError`` (`.dataError`) saying what it is instead, with `hint` (where the status is) appended.
+func workerStatusDocument(_ body: [UInt8], from source: String, hint: String? = nil) throws -> [String: Any] {
+    let advice = hint.map { " (\($0))" } ?? ""
+    let parsed: Any
+    do {
+        parsed = try JSONSerialization.jsonObject(with: Data(body))
+    } catch {
+        throw CommandError(.dataError, "\(source) answered something that is not JSON, not a worker's status document\(advice)")
+    }
+    guard let object = parsed as? [String: Any], object["phase"] is String else {
+        throw CommandError(.dataError, "\(source) answered JSON that is not a worker's status document (no phase)\(advice)")
+    }
+    return object
 }

@@ -6,30 +6,9 @@ import Testing
 /// `switchyard status` reads a running worker's `/status` and says what needs attention: its halts first.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct StatusCommandTests {
     @Test func statusShowsAWorkersHaltLagAndAssignment() async throws {
-        let broker = try EmbeddedBroker.make(brokers: 1, topics: ["payments": 1, "payments.dlq": 1])
-        let producer = try DLQFollowTests.producer(broker)
-        let good = try String(contentsOfFile: OnCallTests.fixture("payments.ndjson"), encoding: .utf8).split(separator: "\n")[3]
-        // @0 decodes; @1 lacks its amount, so the strict topic halts there; @2 waits behind it.
-        let bad = #"{"type":"payment.captured","id":"evt_01HV5R8T2W4Y6A8C0E2G4J6M8P","occurredAt":"2024-04-30T23:59:59Z","paymentId":"pay_1"}"#
-        for value in [String(good), bad, String(good)] {
-            _ = try await producer.send(KafkaProducerRecord(topic: "payments", partition: 0, key: nil, value: Array(value.utf8)))
-        }
-        await producer.close()
-        let port = freePort()
-        let group = unique("payments-workers")
-        let config = temporaryFile("worker.json")
-        let document: [String: Any] = [
-            "brokers": broker.bootstrapServers, "groupId": group, "topics": ["payments": ["catalog": "payments"]],
-            "metrics": ["host": "127.0.0.1", "port": port], "kafka": DLQLiveTests.fastKafka,
-        ]
-        try JSONSerialization.data(withJSONObject: document).write(to: config)
-        defer { try? FileManager.default.removeItem(at: config) }
-        let worker = try ChildProcess(["consume", "--config", config.path])
-        defer { worker.signal(SIGTERM) }
-        try await eventually(.seconds(60), "the worker halts at payments/0@1 and reports its lag") {
-            let body = await httpGet(port: port, "/status")?.body ?? ""
-            return body.contains("\"record\":\"payments/0@1\"") && body.contains("\"lag\":")
-        }
+        let worker = try await HaltedPaymentsWorker.start(withLag: true)
+        defer { worker.stop() }
+        let (port, group, config) = (worker.port, worker.group, worker.config)
 
         let status = try await CLI.runOffPool(["status", "--url", "http://127.0.0.1:\(port)"])
         #expect(status.exitCode == 1, "a halt needs attention: \(status.stdout)\(status.stderr)")
