@@ -23,6 +23,7 @@ PATTERNS=(
     '\b[Rr]uns? (?:[A-Z]{1,2}|[0-9]+)\b(?![0-9,.]*[ -]*(?:ms|s|µs|seconds?|minutes?|records?|times|workers?|replicas?|partitions?|rounds?|[×x%]))'
     '\b(?i:until|since) (?:session|issue|run|period|commit)\b'
     '\bmain at [0-9a-f]{7,40}\b'
+    'MARK: -? ?(?i:items?) [0-9]+'
 )
 
 # The data files: recorded payloads and corpora, not prose.
@@ -62,6 +63,7 @@ if [[ "${1:-}" == "--self-test" ]]; then
         "run AA of the five (Y to AC) and run $n of three"
         "Until session the loop retried forever."
         "On main at 4cca499 the worker read 1M/s."
+        "// MARK: - Items 3 and $n: suggested commands run"
     )
     good=(
         "session.timeout.ms: how long the group waits for a silent member."

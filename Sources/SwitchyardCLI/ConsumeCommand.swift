@@ -42,12 +42,7 @@ struct ConsumeCommand: Command {
     }
 
     func run() async throws -> ExitCode {
-        let configuration: WorkerConfiguration
-        do {
-            configuration = try WorkerConfiguration.load(path: configPath, catalogs: SwitchyardCommand.catalogs)
-        } catch {
-            throw CommandError(.config, "\(configPath): \(error)")
-        }
+        let configuration = try loadWorkerConfiguration(configPath)
         try await checkBrokersAnswer(configuration)
         let logger = SwitchyardLogger(level: logLevel)
         var handlers = EventHandlers()

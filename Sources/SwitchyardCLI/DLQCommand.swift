@@ -246,12 +246,7 @@ struct DLQCommand: Command {
         if file == nil && !live { throw CommandError.usage("give a source: --brokers LIST --topic TOPIC, or --file DUMP") }
         if live && file == nil && topic == nil && targetLocation == nil {
             guard let configPath else { throw CommandError.usage("--topic names the dead-letter topic (e.g. feeds.dlq)") }
-            let config: WorkerConfiguration
-            do {
-                config = try WorkerConfiguration.load(path: configPath, catalogs: SwitchyardCommand.catalogs)
-            } catch {
-                throw CommandError(.config, "\(configPath): \(error)")
-            }
+            let config = try loadWorkerConfiguration(configPath)
             let dlqs = Set(config.topics.values.map(\.deadLetterTopic)).sorted()
             throw CommandError.usage("--topic names the dead-letter topic: \(configPath) has \(dlqs.joined(separator: ", "))")
         }
@@ -269,14 +264,10 @@ struct DLQCommand: Command {
         var brokers = self.brokers
         var config: WorkerConfiguration?
         if let configPath {
-            do {
-                let loaded = try WorkerConfiguration.load(path: configPath, catalogs: SwitchyardCommand.catalogs)
-                properties = loaded.kafka
-                brokers = brokers ?? loaded.bootstrapServers.joined(separator: ",")
-                config = loaded
-            } catch {
-                throw CommandError(.config, "\(configPath): \(error)")
-            }
+            let loaded = try loadWorkerConfiguration(configPath)
+            properties = loaded.kafka
+            brokers = brokers ?? loaded.bootstrapServers.joined(separator: ",")
+            config = loaded
         }
         let source: DeadLetterSource =
             if let file { .file(file) } else {

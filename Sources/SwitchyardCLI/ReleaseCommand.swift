@@ -172,12 +172,7 @@ struct ReleaseCommand: Command {
             }
         }
         if let configPath {
-            let config: WorkerConfiguration
-            do {
-                config = try WorkerConfiguration.load(path: configPath, catalogs: SwitchyardCommand.catalogs)
-            } catch {
-                throw CommandError(.config, "\(configPath): \(error)")
-            }
+            let config = try loadWorkerConfiguration(configPath)
             if topic.hasSuffix(".dlq") || config.topics.values.contains(where: { $0.deadLetterTopic == topic }) {
                 var dlqKafka = kafka
                 dlqKafka.bootstrapServers = brokers.map { KafkaConfiguration.bootstrapServers(parsing: $0) } ?? config.bootstrapServers

@@ -56,12 +56,7 @@ struct ReleasesCommand: Command {
         var group = self.group
         var controlTopic = self.controlTopic
         if let configPath {
-            let config: WorkerConfiguration
-            do {
-                config = try WorkerConfiguration.load(path: configPath, catalogs: SwitchyardCommand.catalogs)
-            } catch {
-                throw CommandError(.config, "\(configPath): \(error)")
-            }
+            let config = try loadWorkerConfiguration(configPath)
             brokers = brokers ?? config.bootstrapServers.joined(separator: ",")
             properties = config.kafka
             group = group ?? config.groupID

@@ -240,11 +240,7 @@ struct ReplayCommand: Command {
         options.roundTrip = roundTrip
         var config: WorkerConfiguration?
         if let configPath {
-            do {
-                config = try WorkerConfiguration.load(path: configPath, catalogs: SwitchyardCommand.catalogs)
-            } catch {
-                throw CommandError(.config, "\(configPath): \(error)")
-            }
+            config = try loadWorkerConfiguration(configPath)
             for (name, topic) in config!.topics { options.topics[name] = (topic.catalog, topic.policy) }
             if live, let topic, config!.topics[topic] == nil {
                 throw CommandError.usage("--topic \(topic) is not in \(configPath)'s topics (\(config!.topics.keys.sorted().joined(separator: ", ")))")

@@ -59,12 +59,7 @@ struct StatusCommand: Command {
     func statusURL() throws -> String {
         var base = url
         if let configPath {
-            let config: WorkerConfiguration
-            do {
-                config = try WorkerConfiguration.load(path: configPath, catalogs: SwitchyardCommand.catalogs)
-            } catch {
-                throw CommandError(.config, "\(configPath): \(error)")
-            }
+            let config = try loadWorkerConfiguration(configPath)
             base = "http://127.0.0.1:\(config.metrics.port)"
         }
         guard var components = URLComponents(string: base ?? "http://127.0.0.1:9464"), components.host != nil else {

@@ -112,6 +112,17 @@ func tcpPortProblem(host: String, port: Int) -> String? {
     return bound == 0 ? nil : String(cString: strerror(errno)).lowercased()
 }
 
+/// The worker configuration at `path`, with this binary's catalogs.
+///
+/// - Throws: ``CommandError`` (exit 78) naming the file and what is wrong in it.
+func loadWorkerConfiguration(_ path: String) throws -> WorkerConfiguration {
+    do {
+        return try WorkerConfiguration.load(path: path, catalogs: SwitchyardCommand.catalogs)
+    } catch {
+        throw CommandError(.config, "\(path): \(error)")
+    }
+}
+
 /// Fails at once, with its cause (exit 69), when the worker's brokers refuse or do not resolve, as the other
 /// subcommands do, rather than after the worker's connect timeout (`consume`).
 func checkBrokersAnswer(_ configuration: WorkerConfiguration) async throws {

@@ -6,18 +6,9 @@ import Testing
 /// types for `dlq --type`; the commands still check the value themselves.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct CatalogCompletionTests {
     @Test func catalogNamesAndEventTypesComplete() async throws {
-        let script = try CLI.run(["completion", "bash"])
-        #expect(script.exitCode == 0)
-        let file = temporaryFile("switchyard.bash")
-        try Data(script.stdout.utf8).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        func complete(_ words: [String]) async throws -> [String] {
-            let array = words.map { "'\($0)'" }.joined(separator: " ")
-            let program = "source \(file.path); COMP_WORDS=(\(array)); COMP_CWORD=\(words.count - 1); _switchyard; printf '%s\\n' \"${COMPREPLY[@]}\""
-            let result = try await runTool("/bin/bash", ["-c", program])
-            #expect(result.status == 0, "\(result.stderr)")
-            return OnCallTests.lines(result.stdout)
-        }
+        let bash = try BashCompletion()
+        defer { bash.remove() }
+        func complete(_ words: [String]) async throws -> [String] { try await bash.complete(words) }
         let catalogs = try #require((try ReplayCommandTests.object(try CLI.run(["version", "--json"]).stdout)["catalogs"] as? [[String: Any]]))
         let names = catalogs.compactMap { $0["name"] as? String }
         #expect(names.contains("payments") && names.contains("feeds"))

@@ -58,7 +58,7 @@ import Testing
         #expect(help.exitCode == 0 && help.stdout.hasPrefix("OVERVIEW: "), "the hint runs: \(command)", sourceLocation: sourceLocation)
     }
 
-    // MARK: - Item 9: usage errors, did you mean, help X, short flags
+    // MARK: - Usage errors, did you mean, help X, short flags
 
     @Test func unknownOptionSaysWhatIsWrongSuggestsTheOptionAndTheSuggestionRuns() throws {
         let file = Self.fixture("feeds.ndjson")
@@ -162,7 +162,7 @@ import Testing
             hint: "see 'switchyard dlq show --help'")
     }
 
-    // MARK: - Item 2: filter values are validated
+    // MARK: - Filter values are validated
 
     @Test(arguments: ["list", "stats", "redrive"])
     func aMisspeltKindIsRefusedWithTheKindItMeant(subcommand: String) throws {
@@ -190,7 +190,7 @@ import Testing
         #expect(none.exitCode == 0 && none.stdout.contains("0 of 4 dead letter(s)"))
     }
 
-    // MARK: - Items 3 and 12: suggested commands run; not found is not a usage error
+    // MARK: - Suggested commands run; not found is not a usage error
 
     @Test func statsSuggestsACommandThatRunsAsPrinted() throws {
         let stats = try CLI.run(["dlq", "stats", "--file", Self.feedsDLQ])
@@ -231,7 +231,7 @@ import Testing
         #expect(none.exitCode == 1 && Self.lines(none.stderr).first == "error: no dead letter at offset 0 (0 read)", "\(none.stderr)")
     }
 
-    // MARK: - Item 4: input that does not look like what was asked for
+    // MARK: - Input that does not look like what was asked for
 
     @Test func replayWarnsWhenTheInputIsNotTheCatalogsAndFailOnWarningsFails() throws {
         let wrong = try CLI.run(["replay", "--topic", "feeds", Self.payments])
@@ -260,7 +260,7 @@ import Testing
         #expect(real.exitCode == 0 && real.stderr.isEmpty)
     }
 
-    // MARK: - Item 5: the worker's limits
+    // MARK: - The worker's limits
 
     @Test func replayFailsARecordTheWorkerWouldFailByDefault() throws {
         let text = String(repeating: "x", count: 3_000_000)
@@ -277,7 +277,7 @@ import Testing
         #expect(try ReplayCommandTests.object(raised.stdout)["outcome"] as? String == "decoded")
     }
 
-    // MARK: - Item 6: republishing follows the worker's order rule
+    // MARK: - Republishing follows the worker's order rule
 
     @Test func republishStopsAPartitionAtAStrictFailureAndHasADryRun() throws {
         let file = Self.fixture("payments-strict-failure-in-partition-0.kcat.jsonl")
@@ -295,7 +295,7 @@ import Testing
             hint: "see 'switchyard replay --help'")
     }
 
-    // MARK: - Item 7: empty input, a terminal as standard input
+    // MARK: - Empty input, a terminal as standard input
 
     @Test func anEmptyInputWarnsAndATerminalIsNotWaitedOn() throws {
         let empty = temporaryFile("empty.ndjson")
@@ -317,7 +317,7 @@ import Testing
         #expect(tty.stdout.contains("see 'switchyard replay --help'"))
     }
 
-    // MARK: - Item 16: --fail-on for CI gates
+    // MARK: - --fail-on for CI gates
 
     @Test func failOnUnknownAndFailedGatesALenientTopic() throws {
         let file = Self.fixture("feeds.ndjson")
@@ -333,21 +333,12 @@ import Testing
         #expect(fixed.exitCode == 1 && fixed.stderr.contains("1 unknown record(s)"))
     }
 
-    // MARK: - Item 17: completion and version --json
+    // MARK: - Completion and version --json
 
     @Test func bashCompletionCompletesSubcommandsOptionsAndValues() async throws {
-        let script = try CLI.run(["completion", "bash"])
-        #expect(script.exitCode == 0)
-        let file = temporaryFile("switchyard.bash")
-        try Data(script.stdout.utf8).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        func complete(_ words: [String]) async throws -> [String] {
-            let array = words.map { "'\($0)'" }.joined(separator: " ")
-            let program = "source \(file.path); COMP_WORDS=(\(array)); COMP_CWORD=\(words.count - 1); _switchyard; printf '%s\\n' \"${COMPREPLY[@]}\""
-            let result = try await runTool("/bin/bash", ["-c", program])
-            #expect(result.status == 0, "\(result.stderr)")
-            return Self.lines(result.stdout)
-        }
+        let bash = try BashCompletion()
+        defer { bash.remove() }
+        func complete(_ words: [String]) async throws -> [String] { try await bash.complete(words) }
         #expect(try await complete(["switchyard", "rep"]) == ["replay"])
         #expect(try await complete(["switchyard", "dlq", "st"]) == ["stats"])
         #expect(try await complete(["switchyard", "dlq", "list", "--ki"]) == ["--kind"])
