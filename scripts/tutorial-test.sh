@@ -67,7 +67,7 @@ pgid=$!
 wait "$pgid"
 status=$?
 set -e
-grep '^tutorial: ' "$work/stderr.txt" | sed 's/^tutorial: /  /' | grep -v '^  \$ until \|^  \$ sleep\|^  \$ grep -q\|^  \$ curl -s 127.0.0.1:19464/status$' || true
+grep '^tutorial: ' "$work/stderr.txt" | sed 's/^tutorial: /  /' | grep -v '^  \$ until \|^  \$ for i in \|^  \$ break$\|^  \$ sleep\|^  \$ grep -q\|^  \$ curl -s 127.0.0.1:19464/status$' || true
 if [ "$status" != 0 ]; then
     echo "tutorial: a step failed (exit $status); its stderr, last lines:" >&2
     tail -30 "$work/stderr.txt" >&2
