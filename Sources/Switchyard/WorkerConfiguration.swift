@@ -55,6 +55,10 @@ public struct WorkerConfiguration: Sendable {
     /// The default of ``maxRecordBytes``: 1 MiB (`replay` uses it too, so a record the worker would fail fails there).
     public static let defaultMaxRecordBytes = 1 << 20
 
+    /// The default of ``controlTopic``, where releases are recorded: `switchyard.control` (the CLI's `release`,
+    /// `releases` and `demo` use it too when no configuration names another).
+    public static let defaultControlTopic = "switchyard.control"
+
     /// The topic names, sorted (deterministic order for subscriptions and output).
     public var topicNames: [String] { topics.keys.sorted() }
 
@@ -71,7 +75,7 @@ public struct WorkerConfiguration: Sendable {
     /// `<topic>.dlq`. Checked when a ``Worker`` is made.
     public init(
         bootstrapServers: [String], groupID: String, clientID: String = "switchyard", topics: [String: TopicConfiguration],
-        metrics: MetricsConfiguration = MetricsConfiguration(), controlTopic: String = "switchyard.control",
+        metrics: MetricsConfiguration = MetricsConfiguration(), controlTopic: String = WorkerConfiguration.defaultControlTopic,
         shutdownTimeout: Duration = .seconds(25), maxRecordBytes: Int = WorkerConfiguration.defaultMaxRecordBytes, kafka: [String: String] = [:]
     ) {
         self.bootstrapServers = bootstrapServers
@@ -273,7 +277,7 @@ extension WorkerConfiguration {
         var configuration = WorkerConfiguration(
             bootstrapServers: bootstrapServers, groupID: file.groupId, clientID: file.clientId ?? "switchyard", topics: topics,
             metrics: MetricsConfiguration(host: metrics.host ?? "0.0.0.0", port: metrics.port ?? 9464, maxTypeLabels: metrics.maxTypeLabels ?? 100),
-            controlTopic: file.controlTopic ?? "switchyard.control", shutdownTimeout: .seconds(file.shutdownTimeoutSeconds ?? 25),
+            controlTopic: file.controlTopic ?? WorkerConfiguration.defaultControlTopic, shutdownTimeout: .seconds(file.shutdownTimeoutSeconds ?? 25),
             maxRecordBytes: file.maxRecordBytes ?? WorkerConfiguration.defaultMaxRecordBytes, kafka: kafka)
         guard (file.deadLetterLogsPerSecond ?? 10) >= 0 else {
             throw ConfigurationError(path: "deadLetterLogsPerSecond", reason: "must be at least 0 (0 writes only the summaries)")

@@ -131,7 +131,7 @@ struct DemoCommand: Command {
             throw CommandError(.config, "--metrics-port \(metricsPort) cannot be used (\(problem)): pick another, or 0 for any free port")
         }
         let plan = try plan()
-        var topics: [String: Int] = ["switchyard.control": 1]
+        var topics: [String: Int] = [WorkerConfiguration.defaultControlTopic: 1]
         for topic in plan {
             topics[topic.name] = 3
             topics[topic.name + ".dlq"] = 1

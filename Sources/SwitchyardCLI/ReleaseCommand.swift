@@ -225,7 +225,7 @@ struct ReleaseCommand: Command {
             if let secret { request.signature = ReleaseSigning.signature(of: request, secret: secret) }
             let value = try CanonicalJSONEncoder().encode(request)
             let key = Array("\(request.group)/\(topic)/\(partition)".utf8)
-            let report = try await producer.send(KafkaProducerRecord(topic: controlTopic ?? "switchyard.control", key: key, value: value))
+            let report = try await producer.send(KafkaProducerRecord(topic: controlTopic ?? WorkerConfiguration.defaultControlTopic, key: key, value: value))
             await producer.close()
             if json {
                 print(String(decoding: value, as: UTF8.self))

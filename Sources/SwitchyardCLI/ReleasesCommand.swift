@@ -63,7 +63,7 @@ struct ReleasesCommand: Command {
             controlTopic = controlTopic ?? config.controlTopic
         }
         if group == "all" { group = nil }
-        let name = controlTopic ?? "switchyard.control"
+        let name = controlTopic ?? WorkerConfiguration.defaultControlTopic
         var options = DeadLetterSource.ReadOptions(connectTimeout: connectTimeout)
         options.progress = false
         let decoder = SwitchyardJSONDecoder()
