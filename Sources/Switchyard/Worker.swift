@@ -129,6 +129,16 @@ public struct WorkerStatus: Sendable {
         case starting, running, stopping, stopped, failed
     }
 
+    /// A record's place in the `/status` document: topic, partition, offset and `topic/partition@offset`.
+    private static func located(_ location: RecordLocation) -> JSONObject {
+        var o = JSONObject()
+        o.set("topic", location.topic)
+        o.set("partition", Int(location.partition))
+        o.set("offset", location.offset)
+        o.set("record", location.description)
+        return o
+    }
+
     /// The `/status` document.
     public func json(configuration: WorkerConfiguration) -> JSONObject {
         var o = JSONObject()
@@ -153,11 +163,7 @@ public struct WorkerStatus: Sendable {
             return p
         })
         o.set("halted", halted.sorted { $0.key < $1.key }.map { tp, info -> JSONObject in
-            var h = JSONObject()
-            h.set("topic", tp.topic)
-            h.set("partition", Int(tp.partition))
-            h.set("offset", info.offset)
-            h.set("record", RecordLocation(topic: tp.topic, partition: tp.partition, offset: info.offset).description)
+            var h = Self.located(RecordLocation(topic: tp.topic, partition: tp.partition, offset: info.offset))
             h.set("kind", info.kind)
             h.set("path", info.failure.path)
             h.set("type", info.failure.type)
@@ -165,21 +171,12 @@ public struct WorkerStatus: Sendable {
             h.set("since", info.since.text)
             h.setIfPresent("timestamp", info.timestampMilliseconds)
             if let d = info.deadLetter {
-                var dl = JSONObject()
-                dl.set("topic", d.topic)
-                dl.set("partition", Int(d.partition))
-                dl.set("offset", d.offset)
-                dl.set("record", d.description)
-                h.set("deadLetter", dl)
+                h.set("deadLetter", Self.located(d))
             }
             return h
         })
         o.set("targetUnavailable", targetUnavailable.sorted { $0.key < $1.key }.map { tp, info -> JSONObject in
-            var t = JSONObject()
-            t.set("topic", tp.topic)
-            t.set("partition", Int(tp.partition))
-            t.set("offset", info.offset)
-            t.set("record", RecordLocation(topic: tp.topic, partition: tp.partition, offset: info.offset).description)
+            var t = Self.located(RecordLocation(topic: tp.topic, partition: tp.partition, offset: info.offset))
             t.set("target", info.target)
             t.set("configKey", info.configurationKey)
             t.set("error", info.error)
@@ -188,11 +185,7 @@ public struct WorkerStatus: Sendable {
             return t
         })
         o.set("retrying", retrying.sorted { ($0.key.topic, $0.key.partition, $0.key.offset) < ($1.key.topic, $1.key.partition, $1.key.offset) }.map { location, info -> JSONObject in
-            var r = JSONObject()
-            r.set("topic", location.topic)
-            r.set("partition", Int(location.partition))
-            r.set("offset", location.offset)
-            r.set("record", location.description)
+            var r = Self.located(location)
             r.set("attempt", info.attempt)
             r.set("since", info.sinceTimestamp.text)
             r.set("error", info.error)
