@@ -36,6 +36,9 @@ enum DeadLetterSource {
         /// Called when a live read opens with each partition whose log no longer starts at offset 0 (its
         /// earlier records expired: retention), with the partition's first offset.
         var expired: (_ partition: Int32, _ low: Int64) -> Void = { _, _ in }
+        /// A live topic that does not exist reads as empty instead of an error (a topic created on first
+        /// write, like the control topic, that nothing was written to yet).
+        var missingTopicIsEmpty = false
     }
 
     /// What a read saw.
@@ -132,9 +135,10 @@ enum DeadLetterSource {
         do {
             reader = try await KafkaTopicReader.open(configuration)
         } catch let error as KafkaError {
-            guard error.code == .state else { throw CommandError(error) }
+            if error.code == .state { throw CommandError(.dataError, error.reason) }
+            guard error.code == .unknownTopic else { throw CommandError(error) }
+            if options.missingTopicIsEmpty { return ReadSummary() }
             // A misspelt topic: name the nearest one the brokers have.
-            guard error.reason.hasSuffix("does not exist on \(brokers)") else { throw CommandError(.dataError, error.reason) }
             let names: [String]
             do {
                 names = try await KafkaCluster.metadata(kafka: kafka, timeout: options.connectTimeout).topics.map(\.name)

@@ -66,40 +66,38 @@ struct ReleasesCommand: Command {
         let name = controlTopic ?? WorkerConfiguration.defaultControlTopic
         var options = DeadLetterSource.ReadOptions(connectTimeout: connectTimeout)
         options.progress = false
+        // No control topic yet: nothing was ever released.
+        options.missingTopicIsEmpty = true
         let decoder = SwitchyardJSONDecoder()
         var table = Table(header: ["WRITTEN", "GROUP", "RECORD", "OPERATOR", "NOTE", "REASON"])
         var shown = 0
         var total = 0
-        do {
-            try await DeadLetterSource.live(brokers: brokers!, topic: name, properties: properties).read(options) { record in
-                guard let value = record.value else { return true }
-                let release: ReleaseRequest
-                do {
-                    release = try decoder.decode(ReleaseRequest.self, from: value)
-                } catch {
-                    throw CommandError(.dataError, "\(name)/\(record.partition)@\(record.offset) is not a release record: \(error)")
-                }
-                total += 1
-                if let group, release.group != group { return true }
-                if let topic, release.topic != topic { return true }
-                shown += 1
-                let location = RecordLocation(topic: release.topic, partition: release.partition, offset: release.offset)
-                if json {
-                    var o = JSONObject()
-                    o.set("control", "\(name)/\(record.partition)@\(record.offset)")
-                    o.set("record", location.description)
-                    o.set("release", RawJSON(bytes: value))
-                    print(o.text)
-                } else {
-                    var notes: [String] = []
-                    if release.force == true { notes.append("forced") }
-                    if release.signature != nil { notes.append("signed") }
-                    table.rows.append([release.at, release.group, location.description, release.operator, notes.isEmpty ? "-" : notes.joined(separator: ", "), release.reason])
-                }
-                return true
+        try await DeadLetterSource.live(brokers: brokers!, topic: name, properties: properties).read(options) { record in
+            guard let value = record.value else { return true }
+            let release: ReleaseRequest
+            do {
+                release = try decoder.decode(ReleaseRequest.self, from: value)
+            } catch {
+                throw CommandError(.dataError, "\(name)/\(record.partition)@\(record.offset) is not a release record: \(error)")
             }
-        } catch let error as CommandError where error.exitCode == .dataError && error.message.contains("does not exist") {
-            // No control topic yet: nothing was ever released.
+            total += 1
+            if let group, release.group != group { return true }
+            if let topic, release.topic != topic { return true }
+            shown += 1
+            let location = RecordLocation(topic: release.topic, partition: release.partition, offset: release.offset)
+            if json {
+                var o = JSONObject()
+                o.set("control", "\(name)/\(record.partition)@\(record.offset)")
+                o.set("record", location.description)
+                o.set("release", RawJSON(bytes: value))
+                print(o.text)
+            } else {
+                var notes: [String] = []
+                if release.force == true { notes.append("forced") }
+                if release.signature != nil { notes.append("signed") }
+                table.rows.append([release.at, release.group, location.description, release.operator, notes.isEmpty ? "-" : notes.joined(separator: ", "), release.reason])
+            }
+            return true
         }
         if !json {
             if !table.rows.isEmpty { print(table.render()) }

@@ -29,6 +29,7 @@ extension CommandError {
         switch error.code {
         case .configuration: self.init(.config, error.reason)
         case .unavailable: self.init(.unavailable, error.reason)
+        case .unknownTopic: self.init(.dataError, error.reason)
         default: self.init(.software, error.description)
         }
     }

@@ -12,6 +12,7 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
             case delivery
             case consumer
             case state
+            case unknownTopic
             case fatal
             case underlying
         }
@@ -32,6 +33,8 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
         public static let consumer = Code(.consumer)
         /// The client was used in the wrong state (closed, partition not assigned).
         public static let state = Code(.state)
+        /// A topic named for reading does not exist on the brokers (or this principal may not describe it).
+        public static let unknownTopic = Code(.unknownTopic)
         /// librdkafka raised a fatal error: the client instance is unusable and must be recreated.
         public static let fatal = Code(.fatal)
         /// Any other librdkafka error.
@@ -114,5 +117,9 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
 
     static func state(reason: String, file: String = #fileID, line: Int = #line) -> KafkaError {
         KafkaError(code: .state, reason: reason, file: file, line: line)
+    }
+
+    static func unknownTopic(_ topic: String, on brokers: [String], file: String = #fileID, line: Int = #line) -> KafkaError {
+        KafkaError(code: .unknownTopic, reason: "topic '\(topic)' does not exist on \(brokers.joined(separator: ","))", file: file, line: line)
     }
 }

@@ -146,13 +146,13 @@ public final class KafkaTopicReader: Sendable {
     /// assignment.
     ///
     /// - Throws: ``KafkaError/Code/unavailable`` when the brokers cannot be reached (fast, with the cause: see
-    ///   ``KafkaCluster/metadata(kafka:timeout:logger:)``); ``KafkaError/Code/state`` when the topic or a named
-    ///   partition does not exist; ``KafkaError/Code/configuration`` for a rejected property.
+    ///   ``KafkaCluster/metadata(kafka:timeout:logger:)``); ``KafkaError/Code/unknownTopic`` when the topic does not
+    ///   exist, ``KafkaError/Code/state`` when a named partition does not; ``KafkaError/Code/configuration`` for a rejected property.
     public static func open(_ configuration: Configuration, logger: any KafkaLogger = NoOpKafkaLogger()) async throws -> KafkaTopicReader {
         let metadata = try await KafkaCluster.metadata(kafka: configuration.kafka, timeout: configuration.connectTimeout, logger: logger)
         let topic = configuration.topic
         guard let entry = metadata.topics.first(where: { $0.name == topic }), entry.errorName == nil, entry.partitionCount > 0 else {
-            throw KafkaError.state(reason: "topic '\(topic)' does not exist on \(configuration.kafka.bootstrapServers.joined(separator: ","))")
+            throw KafkaError.unknownTopic(topic, on: configuration.kafka.bootstrapServers)
         }
         let all = (0..<Int32(entry.partitionCount)).map { KafkaTopicPartition(topic: topic, partition: $0) }
         if let wanted = configuration.partitions, let missing = wanted.first(where: { $0 < 0 || Int($0) >= entry.partitionCount }) {

@@ -76,7 +76,7 @@ import Testing
         let missing = await #expect(throws: KafkaError.self) {
             _ = try await KafkaTopicReader.open(.init(kafka: Self.kafka(broker), topic: "nosuch"))
         }
-        #expect(missing?.reason.contains("topic 'nosuch' does not exist") == true)
+        #expect(missing?.code == .unknownTopic && missing?.reason.contains("topic 'nosuch' does not exist") == true)
         let partition = await #expect(throws: KafkaError.self) {
             _ = try await KafkaTopicReader.open(.init(kafka: Self.kafka(broker), topic: "feeds", partitions: [2]))
         }
