@@ -31,6 +31,7 @@ public struct SchemaSnapshot: Sendable {
         var catalogs: [CatalogModel] = []
         var pointers: [String: [String: String]] = [:]
         for entry in entries {
+            reader.validatesFormats = entry.validatesFormats
             let catalog = try reader.readCatalog(name: entry.name, schemaFile: entry.schema, swiftName: entry.swiftName, policy: entry.policy)
             catalogs.append(catalog)
             // The reader has parsed the file already; this only recovers each entry's index in `oneOf`.
@@ -117,6 +118,9 @@ public struct SchemaChange: Sendable, Equatable {
         case integerFormatChanged = "integer format changed"
         case identityRuleAdded = "minLength 1 added"
         case identityRuleRemoved = "minLength 1 removed"
+        case formatCheckAdded = "format check added"
+        case formatCheckRemoved = "format check removed"
+        case formatCheckChanged = "format check changed"
         case enumValueAdded = "enum value added"
         case enumValueRemoved = "enum value removed"
     }
@@ -356,6 +360,7 @@ struct Differ {
             }
             comparePresence(before, member, path: path, pointer: pointer, context)
             compareType(before.type, member.type, path: path, pointer: pointer, context)
+            compareFormatCheck(before, member, path: path, pointer: pointer, context)
         }
         for member in o.members where !n.members.contains(where: { $0.jsonName == member.jsonName }) {
             let path = context.path(member.jsonName)
@@ -413,6 +418,41 @@ struct Differ {
                 pointer, .defaultRemoved, "\(value)", catalog: catalog, event: context.event, path: path,
                 backward: .compatible("rule 4", "old records without `\(path)` decode as nil instead of \(value)"),
                 forward: .compatible("rule 4", "new records without `\(path)` decode as \(value) on old builds"))
+        }
+    }
+
+    /// A `format` is a check in a catalog with `validateFormats` (``Check/format(_:)``), else an annotation
+    /// that no record fails: a check added or changed may fail old records, one removed lets new records
+    /// through that old builds fail, whether the schema or the catalog's `validateFormats` changed.
+    mutating func compareFormatCheck(_ o: Member, _ n: Member, path: String, pointer: String, _ context: DiffContext) {
+        func checked(_ m: Member) -> String? {
+            for check in m.checks { if case .format(let name) = check { return name } }
+            return nil
+        }
+        let (a, b) = (checked(o), checked(n))
+        guard a != b else { return }
+        let corrupted = "dataCorrupted at `\(path)`, which \(context.outcome)"
+        func change(_ kind: SchemaChange.Kind, _ detail: String, backward: Verdict, forward: Verdict) {
+            add(pointer, kind, detail, catalog: context.catalog.name, event: context.event, path: path, backward: backward, forward: forward)
+        }
+        switch (a, b) {
+        case (nil, let added?):
+            change(
+                .formatCheckAdded, "'\(added)'",
+                backward: .breaking("rule 5", "an old record whose `\(path)` is not a valid \(added) fails \(corrupted)"),
+                forward: .compatible("rule 5", "every new `\(path)` is a valid \(added), a string to old builds"))
+        case (let removed?, nil):
+            change(
+                .formatCheckRemoved, "'\(removed)'",
+                backward: .compatible("rule 5", "every old `\(path)` is a valid \(removed), a string to the new build"),
+                forward: .breaking("rule 5", "a new record whose `\(path)` is not a valid \(removed) fails on old builds: \(corrupted)"))
+        case (let before?, let after?):
+            change(
+                .formatCheckChanged, "'\(before)' → '\(after)'",
+                backward: .breaking("rule 5", "an old record whose `\(path)` is not a valid \(after) fails \(corrupted)"),
+                forward: .breaking("rule 5", "a new record whose `\(path)` is not a valid \(before) fails on old builds: \(corrupted)"))
+        case (nil, nil):
+            return
         }
     }
 
@@ -574,7 +614,9 @@ struct Differ {
 
 extension CodegenConfiguration.CatalogEntry {
     /// A catalog to read without a configuration file (`schema check` on a directory of schemas).
-    public init(name: String, schema: String, swiftName: String? = nil, policy: CatalogPolicy) {
-        self.init(name: name, schema: schema, swiftName: swiftName ?? Naming.upperCamel(Naming.words(name)) + "Event", policy: policy)
+    public init(name: String, schema: String, swiftName: String? = nil, policy: CatalogPolicy, validatesFormats: Bool = false) {
+        self.init(
+            name: name, schema: schema, swiftName: swiftName ?? Naming.upperCamel(Naming.words(name)) + "Event", policy: policy,
+            validatesFormats: validatesFormats)
     }
 }

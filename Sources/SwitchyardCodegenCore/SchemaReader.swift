@@ -33,6 +33,9 @@ public struct SchemaReader {
     private var collectionDepth = 0
     private var currentCatalog = ""
     private var catalogNamespaces: [String: String] = [:]
+    /// Each catalog's `validateFormats`, by name: the catalogs sharing a type must agree where it has a
+    /// format they would check.
+    private var catalogValidatesFormats: [String: Bool] = [:]
     /// Whether the catalog being read checks the formats in ``checkedFormats`` (its configuration's
     /// `validateFormats`); otherwise a format is an annotation.
     public var validatesFormats = false
@@ -186,6 +189,7 @@ public struct SchemaReader {
     public mutating func readCatalog(name: String, schemaFile: String, swiftName: String, policy: CatalogPolicy) throws -> CatalogModel {
         currentCatalog = name
         catalogNamespaces[name] = swiftName
+        catalogValidatesFormats[name] = validatesFormats
         let root = SchemaLocation(file: schemaFile, pointer: "#")
         var model = CatalogModel(name: name, swiftName: swiftName, policy: policy, tagKey: "type", doc: nil, location: root, events: [])
         guard let schema = collect({ try $0.document(schemaFile, referencedFrom: nil) }) else { return model }
@@ -1151,6 +1155,7 @@ public struct SchemaReader {
             }
             types[key] = type
         }
+        checkSharedFormats()
         // A type declared in another keeps the outer one's users.
         for key in typeOrder.reversed() {
             if let parent = enclosing[key] { usedBy[parent, default: []].formUnion(usedBy[key] ?? []) }
@@ -1195,6 +1200,55 @@ public struct SchemaReader {
             }
         }
         if !errors.isEmpty { throw CodegenErrors(errors) }
+    }
+
+    /// A type is generated once, checking its formats or not: the catalogs that reach it (through any
+    /// member, union branch or enclosing type) must agree on `validateFormats` where it has a format
+    /// they would check. Otherwise an error names the member and two catalogs that differ.
+    mutating func checkSharedFormats() {
+        func referenced(_ type: FieldType) -> [String] {
+            switch type {
+            case .object(let k), .openEnum(let k), .union(let k): [k]
+            case .array(let e), .map(let e): referenced(e)
+            default: []
+            }
+        }
+        var children: [String: [String]] = [:]
+        for key in typeOrder {
+            switch types[key] {
+            case .structure(let s)?: children[key, default: []] += s.members.flatMap { referenced($0.type) }
+            case .union(let u)?:
+                switch u.branches {
+                case .tagged(_, let variants): children[key, default: []] += variants.map(\.type)
+                case .byJSONType(let cases): children[key, default: []] += cases.flatMap { referenced($0.type) }
+                }
+            default: break
+            }
+            if let parent = enclosing[key] { children[parent, default: []].append(key) }
+        }
+        var reach = usedBy
+        var changed = true
+        while changed {
+            changed = false
+            for key in typeOrder {
+                let users = reach[key] ?? []
+                for child in children[key] ?? [] where !users.isSubset(of: reach[child] ?? []) {
+                    reach[child, default: []].formUnion(users)
+                    changed = true
+                }
+            }
+        }
+        for key in typeOrder {
+            guard case .structure(let s)? = types[key],
+                let member = s.members.first(where: { $0.format.map(Self.checkedFormats.contains) == true }), let format = member.format
+            else { continue }
+            let users = (reach[key] ?? []).sorted()
+            guard let checking = users.first(where: { catalogValidatesFormats[$0] == true }),
+                let annotating = users.first(where: { catalogValidatesFormats[$0] != true })
+            else { continue }
+            errors.append(member.location.error(
+                "the type '\(s.swiftName)' is shared by catalog '\(checking)', which validates formats, and catalog '\(annotating)', which does not: its format '\(format)' cannot be both checked and not; give both catalogs the same 'validateFormats', or each its own copy of the schema"))
+        }
     }
 
     /// A catalog's entries with their payload types' qualified names (after ``finish()``).

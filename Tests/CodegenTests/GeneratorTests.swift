@@ -327,6 +327,38 @@ struct SchemaSet {
         #expect(!source.contains("format: .x"))
     }
 
+    @Test func aTypeSharedByCatalogsThatDifferOnValidateFormatsIsAnErrorNamingBoth() throws {
+        let files = [
+            "a.json": #"{"oneOf": [{"properties": {"type": {"const": "a.made"}}, "$ref": "common.json#/$defs/Made"}]}"#,
+            "b.json": #"{"oneOf": [{"properties": {"type": {"const": "b.made"}}, "$ref": "b-made.json"}]}"#,
+            "b-made.json": #"{"type": "object", "properties": {"type": {"const": "b.made"}, "thing": {"$ref": "common.json#/$defs/Thing"}}}"#,
+            "common.json": ##"{"$defs": {"Made": {"type": "object", "properties": {"type": {"const": "a.made"}, "thing": {"$ref": "#/$defs/Thing"}}}, "Thing": {"type": "object", "properties": {"owner": {"$ref": "#/$defs/Owner"}}}, "Owner": {"type": "object", "properties": {"id": {"type": "string", "format": "uuid"}}}}}"##,
+        ]
+        func generate(_ a: Bool, _ b: Bool) throws -> [(name: String, contents: String)] {
+            let config = try CodegenConfiguration.parse(Array(#"{"catalogs": [{"name": "alpha", "schema": "a.json", "validateFormats": \#(a)}, {"name": "beta", "schema": "b.json", "validateFormats": \#(b)}]}"#.utf8))
+            return try Generator(configuration: config) { files[$0].map { Array($0.utf8) } }.generate()
+        }
+        // Agreeing catalogs share the type, checked or not.
+        #expect(try generate(true, true).contains { $0.contents.contains("format: .uuid") })
+        #expect(try !generate(false, false).contains { $0.contents.contains("format: .uuid") })
+        // Differing ones: Owner (reached by both through Thing) cannot be both; the error names both catalogs.
+        for (a, b) in [(true, false), (false, true)] {
+            do {
+                _ = try generate(a, b)
+                Issue.record("expected an error for validateFormats \(a) and \(b)")
+            } catch let errors as CodegenErrors {
+                #expect(errors.errors.map(\.description) == [
+                    "common.json:#/$defs/Owner/properties/id: the type 'Owner' is shared by catalog '\(a ? "alpha" : "beta")', which validates formats, and catalog '\(a ? "beta" : "alpha")', which does not: its format 'uuid' cannot be both checked and not; give both catalogs the same 'validateFormats', or each its own copy of the schema"
+                ])
+            }
+        }
+        // A shared type without a format either would check is no conflict.
+        var plain = files
+        plain["common.json"] = plain["common.json"]!.replacing(#""format": "uuid""#, with: #""format": "x-team""#)
+        let config = try CodegenConfiguration.parse(Array(#"{"catalogs": [{"name": "alpha", "schema": "a.json", "validateFormats": true}, {"name": "beta", "schema": "b.json"}]}"#.utf8))
+        _ = try Generator(configuration: config) { plain[$0].map { Array($0.utf8) } }.generate()
+    }
+
     @Test func typeNamesNeverHideOthers() throws {
         // An inline type named like the event it is declared in is renamed: it would hide the event's name.
         let source = try SchemaSet.event(#""total": {"type": "object", "x-swift-name": "OrderPlaced", "properties": {"a": {"type": "string"}}}, "text": {"type": "object", "x-swift-name": "String", "properties": {"b": {"type": "string"}}}"#).generate()

@@ -11,6 +11,8 @@ struct Catalog {
     var defs = ""
     /// Overrides the `$ref` of an entry (tag → file).
     var refs: [String: String] = [:]
+    /// The catalog's `validateFormats`.
+    var validatesFormats = false
 
     static func placed(_ properties: String, required: [String] = [], policy: CatalogPolicy = .strict, defs: String = "") -> Catalog {
         Catalog(events: [("order.placed", properties, required)], policy: policy, defs: defs)
@@ -50,7 +52,7 @@ struct Catalog {
 
     func snapshot() throws -> SchemaSnapshot {
         let files = self.files
-        return try SchemaSnapshot.read([.init(name: "orders", schema: "orders.json", policy: policy)]) { files[$0].map { Array($0.utf8) } }
+        return try SchemaSnapshot.read([.init(name: "orders", schema: "orders.json", policy: policy, validatesFormats: validatesFormats)]) { files[$0].map { Array($0.utf8) } }
     }
 }
 
@@ -213,6 +215,43 @@ let placedPointer = "events/order.placed.json#/properties"
         #expect(narrowed.kind == .typeNarrowed && narrowed.backward.isBreaking && !narrowed.forward.isBreaking)
         let widened = try change(#"{"type": "string", "format": "date-time"}"#, #"{"type": "string"}"#)
         #expect(widened.kind == .typeWidened && !widened.backward.isBreaking && widened.forward.isBreaking)
+    }
+
+    @Test func aFormatIsACheckOnlyInACatalogThatValidatesFormats() throws {
+        func changes(_ old: String, _ new: String, validating: (Bool, Bool) = (true, true)) throws -> [SchemaChange] {
+            var before = Catalog.placed(#""n": \#(old)"#, required: ["n"])
+            var after = Catalog.placed(#""n": \#(new)"#, required: ["n"])
+            before.validatesFormats = validating.0
+            after.validatesFormats = validating.1
+            return try diff(before, after)
+        }
+        func one(_ old: String, _ new: String, validating: (Bool, Bool) = (true, true)) throws -> SchemaChange {
+            let found = try changes(old, new, validating: validating)
+            #expect(found.count == 1, "\(found.map(\.line))")
+            return try #require(found.first)
+        }
+        // Annotations: adding, changing or removing one changes no record's outcome.
+        #expect(try changes(#"{"type": "string"}"#, #"{"type": "string", "format": "uuid"}"#, validating: (false, false)).isEmpty)
+        #expect(try changes(#"{"type": "string", "format": "uuid"}"#, #"{"type": "string", "format": "email"}"#, validating: (false, false)).isEmpty)
+        // A format the catalog does not know stays an annotation in a validating one.
+        #expect(try changes(#"{"type": "string"}"#, #"{"type": "string", "format": "x-team"}"#).isEmpty)
+        // Added to an existing member: old records may not be in the format.
+        let added = try one(#"{"type": "string"}"#, #"{"type": "string", "format": "uuid"}"#)
+        #expect(added.kind == .formatCheckAdded && added.detail == "'uuid'" && added.pointer == "\(placedPointer)/n")
+        #expect(added.backward == .breaking("rule 5", "an old record whose `n` is not a valid uuid fails dataCorrupted at `n`, which halts the partition (strict `orders`)"))
+        #expect(!added.forward.isBreaking)
+        // Removed: old records pass; new ones may fail on old builds, so consumers deploy first.
+        let removed = try one(#"{"type": "string", "format": "uuid"}"#, #"{"type": "string"}"#)
+        #expect(removed.kind == .formatCheckRemoved && !removed.backward.isBreaking && removed.forward.isBreaking)
+        #expect(removed.deployOrder?.hasPrefix("consumers before producers: a new record whose `n` is not a valid uuid fails on old builds") == true)
+        // Changed: each side may fail the other's records.
+        let changed = try one(#"{"type": "string", "format": "uuid"}"#, #"{"type": "string", "format": "email"}"#)
+        #expect(changed.kind == .formatCheckChanged && changed.detail == "'uuid' → 'email'" && changed.backward.isBreaking && changed.forward.isBreaking)
+        // The catalog turning validation on or off is the same change for every formatted member.
+        let turnedOn = try one(#"{"type": "string", "format": "uuid"}"#, #"{"type": "string", "format": "uuid"}"#, validating: (false, true))
+        #expect(turnedOn.kind == .formatCheckAdded && turnedOn.backward.isBreaking)
+        let turnedOff = try one(#"{"type": "string", "format": "uuid"}"#, #"{"type": "string", "format": "uuid"}"#, validating: (true, false))
+        #expect(turnedOff.kind == .formatCheckRemoved && !turnedOff.backward.isBreaking && turnedOff.forward.isBreaking)
     }
 
     @Test func aTypeChangeThatMakesAValidValueFailBreaksBothWays() throws {
