@@ -22,13 +22,36 @@ struct BrokerCommand: Command {
             Ports: the brokers listen on ports they pick, printed on the first line. --port N puts broker 1 at
             127.0.0.1:N (broker 2 at N+1, …), and the brokers advertise those ports in their metadata, so a
             config can name a fixed address. A port in use exits 69, naming it.
+
+            Fault injection (--control): the broker reads commands on stdin, one per line, applies each at once
+            and answers it with one line on stdout: ok, or error: WHY (the broker goes on). A soak or a test
+            drives the faults a Kafka client meets from a process of its own:
+
+              broker-down ID, broker-up ID       a broker closes its connections and refuses new ones, or is back
+              request-errors API ERROR[,ERROR…]  the next requests of type API (to any broker) fail with these
+                                                 errors, in order
+              clear-request-errors API           forgets the errors still queued for API
+              topic-error TOPIC ERROR|none       metadata reports ERROR for TOPIC (none: clears it)
+              leader TOPIC PARTITION BROKER      moves a partition's leadership (BROKER -1: no leader)
+              coordinator GROUP BROKER           moves a consumer group's coordinator
+              create-topic NAME:PARTITIONS       creates a topic
+
+            API: produce, fetch, list-offsets, metadata, offset-commit, offset-fetch, find-coordinator,
+            join-group, heartbeat, sync-group, init-producer-id, or the request's number. ERROR: a librdkafka
+            error name (NOT_LEADER_FOR_PARTITION, REQUEST_TIMED_OUT, NOT_COORDINATOR; _TRANSPORT drops the
+            connection) or its number. Broker ids are 1…N. Blank lines and lines starting with # get no
+            answer. When stdin ends, the broker serves on until SIGINT or SIGTERM.
             """,
         options: [
             OptionSpec("--brokers", .integer("N", minimum: 1), help: "How many brokers (1…32). Default: 1."),
             OptionSpec("--topic", short: "-t", .text("NAME:PARTITIONS"), repeatable: true, help: "Create a topic."),
             OptionSpec("--port", short: "-p", .integer("N", minimum: 1), help: "Listen on 127.0.0.1:N (broker 2 on N+1, …). Default: ports the brokers pick."),
+            OptionSpec("--control", help: "Read fault commands on stdin, one per line, and answer each on stdout (ok or error: WHY)."),
         ],
-        examples: [Example("switchyard broker -t payments:4 -t feeds:2", "Then: kcat -b HOST:PORT -P -t payments -K:")],
+        examples: [
+            Example("switchyard broker -t payments:4 -t feeds:2", "Then: kcat -b HOST:PORT -P -t payments -K:"),
+            Example("switchyard broker --brokers 3 -t feeds:4 --control", "Then type: leader feeds 0 2, or request-errors produce NOT_LEADER_FOR_PARTITION,REQUEST_TIMED_OUT"),
+        ],
         exitCodes: [
             (.success, "stopped by SIGINT or SIGTERM"), (.usage, "usage"),
             (.unavailable, "the mock cluster could not start, or a --port is in use"),
@@ -37,9 +60,11 @@ struct BrokerCommand: Command {
     var brokers: Int
     var port: Int?
     var topics: [(name: String, partitions: Int)]
+    var control: Bool
 
     init(_ arguments: ParsedArguments) throws {
         brokers = arguments.integer("--brokers") ?? 1
+        control = arguments.flag("--control")
         port = arguments.integer("--port")
         topics = try arguments.options("--topic").map(Self.parseTopic)
     }
@@ -89,6 +114,9 @@ struct BrokerCommand: Command {
                 + (topicList.isEmpty ? "" : ", topics \(topicList)") + "; stop with Ctrl-C or SIGTERM"
         )
         printError("switchyard broker: keeps about 5 MB per partition in memory: older records are dropped (see --help)")
+        if control {
+            BrokerControl(broker: broker).serveStandardInput()
+        }
         let signal = await waitForTermination()
         printError("switchyard broker: \(signal), shutting down")
         withExtendedLifetime(broker) {}
