@@ -185,6 +185,32 @@ public struct Member: Sendable {
 
     /// Whether the member is stored behind `Nullable`/`OptionalInlineString` (it may be absent or `null`).
     var isNullable: Bool { presence == .optional || presence == .requiredNullable }
+
+    /// The typed accessor of a string member whose `format` Foundation has a type for: `idUUID` for
+    /// `uuid`, `callbackURL` for `uri` and `uri-reference`, `birthDate` for `date` (the member's Swift name
+    /// and the type's); nil for any other member.
+    var formatAccessor: FormatAccessor? {
+        guard case .string = type, let format, let kind = FormatAccessor.kinds[format] else { return nil }
+        let base = swiftName.hasPrefix("`") ? String(swiftName.dropFirst().dropLast()) : swiftName
+        return FormatAccessor(name: base + kind.suffix, swiftType: kind.swiftType, parser: kind.parser)
+    }
+}
+
+/// A computed property giving a formatted string member's value as a Foundation type, read by
+/// SwitchyardJSON's `StringFormat.parse…` (nil when the text is not in the format); the member keeps the text.
+struct FormatAccessor: Equatable {
+    var name: String
+    /// `Foundation.UUID` (qualified: a generated type may be named `UUID`).
+    var swiftType: String
+    /// `StringFormat.parseUUID`.
+    var parser: String
+
+    static let kinds: [String: (suffix: String, swiftType: String, parser: String)] = [
+        "uuid": ("UUID", "Foundation.UUID", "StringFormat.parseUUID"),
+        "uri": ("URL", "Foundation.URL", "StringFormat.parseURL"),
+        "uri-reference": ("URL", "Foundation.URL", "StringFormat.parseURLReference"),
+        "date": ("Date", "Foundation.Date", "StringFormat.parseDate"),
+    ]
 }
 
 /// A generated struct: an event, a `$defs` object, or an inline object.

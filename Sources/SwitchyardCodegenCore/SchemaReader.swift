@@ -64,7 +64,7 @@ public struct SchemaReader {
         "EventType", "EventContent", "Envelope", "EnvelopeCodingKey", "Timestamp", "ExactNumber", "RawJSON", "JSONMap", "JSONKey",
         "JSONValueKind", "Nullable", "InlineString", "OptionalInlineString", "UnknownFields", "OpenEnum", "FieldTable", "JSONCursor",
         "CanonicalWriter", "FastPathBail", "FastCodable", "TopicPolicy", "RecordDecoder", "EventDecoder", "JSONReader", "SchemaRule",
-        "SchemaPattern", "DecodingError", "CodingKeys", "Known", "SwitchyardJSON",
+        "SchemaPattern", "DecodingError", "CodingKeys", "Known", "SwitchyardJSON", "Foundation",
     ]
 
     // MARK: - Errors
@@ -423,6 +423,14 @@ public struct SchemaReader {
                 errors.append(member.location.error("the members '\(other.jsonName)' (\(other.location)) and '\(member.jsonName)' both become '\(member.swiftName)' in Swift; set 'x-swift-name' on one"))
             }
             swiftNames[member.swiftName] = member
+        }
+        var accessors: [String: Member] = [:]
+        for member in members {
+            guard let accessor = member.formatAccessor else { continue }
+            if let other = swiftNames[accessor.name] ?? accessors[accessor.name] {
+                errors.append(member.location.error("the '\(member.format ?? "")' accessor of '\(member.jsonName)' is named '\(accessor.name)', which '\(other.jsonName)' (\(other.location)) also takes; set 'x-swift-name' on one"))
+            }
+            accessors[accessor.name] = member
         }
         if !errors.isEmpty { throw CodegenErrors(errors) }
         return members

@@ -150,7 +150,25 @@ struct SwiftEmitter {
                     w.line("self.\(name) = \(name)")
                 }
             }
+            for m in s.members {
+                guard let accessor = m.formatAccessor, let format = m.format else { continue }
+                let name = Naming.escaped(m.swiftName)
+                let type = accessor.swiftType.dropFirst("Foundation.".count)
+                w.line()
+                let day = format == "date" ? " (the day's start in UTC)" : ""
+                w.doc("`\(m.swiftName)` as a `\(type)`\(day); nil when it is \(m.isNullable ? "absent, null or " : "")not a valid \(format).")
+                let value = m.isNullable ? "self.\(name).flatMap(\(accessor.parser))" : "\(accessor.parser)(self.\(name))"
+                w.line("public var \(Naming.escaped(accessor.name)): \(accessor.swiftType)? { \(value) }")
+            }
             w.declareNested(in: qualified)
+        }
+    }
+
+    /// Whether any of the types `names` declares a typed accessor (their file imports Foundation).
+    func declaresFormatAccessors(_ names: [String]) -> Bool {
+        names.contains { name in
+            guard case .structure(let s)? = types[name] else { return false }
+            return s.members.contains { $0.formatAccessor != nil }
         }
     }
 

@@ -312,6 +312,35 @@ struct SchemaSet {
         #expect(source.contains("if let value = value.value?.string { try container.require(SchemaRule.length(value) <= 3, forKey: .c, \"maxLength\") }"))
     }
 
+    @Test func formatsFoundationHasATypeForGetTypedAccessors() throws {
+        let set = SchemaSet.event(
+            #""orderId": {"type": "string", "format": "uuid"}, "hook": {"type": "string", "format": "uri"}, "source": {"type": ["string", "null"], "format": "uri-reference"}, "shipOn": {"type": "string", "format": "date"}, "class": {"type": "string", "format": "uuid"}, "mail": {"type": "string", "format": "email"}"#,
+            required: ["orderId", "source"])
+        let source = try set.generate()
+        #expect(source.contains("import Foundation\nimport SwitchyardJSON\n"))
+        // The text stays the stored member; the accessor reads it.
+        #expect(source.contains("@InlineString public var orderId: String\n"))
+        #expect(source.contains("public var orderIdUUID: Foundation.UUID? { StringFormat.parseUUID(self.orderId) }"))
+        #expect(source.contains("/// `orderId` as a `UUID`; nil when it is not a valid uuid.\n"))
+        #expect(source.contains("/// `shipOn` as a `Date` (the day's start in UTC); nil when it is absent, null or not a\n"))
+        // Optional and nullable members give nil when absent or null too.
+        #expect(source.contains("public var hookURL: Foundation.URL? { self.hook.flatMap(StringFormat.parseURL) }"))
+        #expect(source.contains("public var sourceURL: Foundation.URL? { self.source.flatMap(StringFormat.parseURLReference) }"))
+        #expect(source.contains("public var shipOnDate: Foundation.Date? { self.shipOn.flatMap(StringFormat.parseDate) }"))
+        #expect(source.contains("public var classUUID: Foundation.UUID? { self.`class`.flatMap(StringFormat.parseUUID) }"))
+        // A format without a Foundation type has none.
+        #expect(source.contains("@OptionalInlineString public var mail: String?") && !source.contains("public var mailEmail"))
+        // A catalog without such formats imports only the runtime.
+        #expect(!(try SchemaSet.event(#""mail": {"type": "string", "format": "email"}"#).generate()).contains("import Foundation"))
+    }
+
+    @Test func anAccessorNamedLikeAnotherMemberIsAnError() {
+        let errors = SchemaSet.event(#""order": {"type": "string", "format": "uuid"}, "orderUUID": {"type": "string"}"#).errors()
+        #expect(errors.map(\.description) == [
+            "events/placed.json:#/properties/order: the 'uuid' accessor of 'order' is named 'orderUUID', which 'orderUUID' (events/placed.json#/properties/orderUUID) also takes; set 'x-swift-name' on one"
+        ])
+    }
+
     @Test func formatsAreCheckedWhenTheCatalogAsks() throws {
         var set = SchemaSet.event(#""a": {"type": "string", "format": "uuid"}, "b": {"type": "string", "format": "x-team"}, "c": {"type": "string", "format": "ipv4", "maxLength": 15}"#, required: ["a"])
         // By default a format is an annotation: no check.
