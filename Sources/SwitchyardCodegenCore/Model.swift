@@ -227,8 +227,18 @@ public struct StructModel: Sendable {
     /// Whether the event carries the shipped catalogs' envelope (`id`, `occurredAt`, `schemaVersion`),
     /// read into the runtime's `Envelope`.
     public var hasEnvelope: Bool
-    /// The members after the envelope (for an event) in declaration order.
+    /// The members after the envelope (for an event) in declaration order; for a tuple, its positions.
     public var members: [Member]
+    /// Set for a tuple (`prefixItems`): a JSON array whose positions are the members, in order.
+    public var tuple: TupleShape? = nil
+}
+
+/// What a tuple (`prefixItems`) does with items after its positions.
+public enum TupleShape: Sendable, Equatable {
+    /// `items` absent or `true`: kept verbatim (`extraItems`) and written back after the positions.
+    case keepsExtraItems
+    /// `items: false`: an array with more items is `dataCorrupted` at the tuple.
+    case refusesExtraItems
 }
 
 /// A generated open enum.

@@ -125,6 +125,42 @@ struct SchemaSet {
         #expect(source.contains("} else if self._total.isNull {"))
     }
 
+    @Test func prefixItemsAreATupleStructOfPositions() throws {
+        let source = try SchemaSet.event(
+            #""pair": {"type": "array", "prefixItems": [{"type": "string", "title": "name"}, {"type": "integer"}], "minItems": 2, "items": false}, "entry": {"type": "array", "prefixItems": [{"type": "boolean"}], "minItems": 1}"#,
+            required: ["pair"]).generate()
+        // Positions named by their title, else by their index; a struct member like any other.
+        #expect(source.contains("public var pair: OrderEvent.OrderPlaced.Pair\n"))
+        #expect(source.contains("public struct Pair: Codable, Sendable, Hashable {"))
+        #expect(source.contains("public var name: String\n"))
+        #expect(source.contains("public var _1: Int\n"))
+        // Codable path: an unkeyed container, in order; `items: false` refuses more items.
+        #expect(source.contains("var container = try decoder.unkeyedContainer()\n"))
+        #expect(source.contains("self.name = try container.decode(String.self)\n"))
+        #expect(source.contains("throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: \"More than 2 items (items: false).\"))"))
+        // Fast path and canonical writer: the same positions.
+        #expect(source.contains("guard try cursor.nextElement(&elements) else { throw FastPathBail() }\n"))
+        #expect(source.contains("self._1 = try cursor.int()\n"))
+        #expect(source.contains("guard try !cursor.nextElement(&elements) else { throw FastPathBail() }"))
+        #expect(source.contains("writer.beginArray()\n"))
+        // Without `items`, the items after the positions are kept verbatim.
+        #expect(source.contains("public var extraItems: [RawJSON]\n"))
+        #expect(source.contains("while !container.isAtEnd { extraItems.append(try container.decode(RawJSON.self)) }"))
+        #expect(source.contains("for item in self.extraItems { try container.encode(item) }"))
+    }
+
+    @Test func tuplesTheGeneratedStructCannotHoldAreRefused() {
+        let errors = SchemaSet.event(
+            #""a": {"type": "array", "prefixItems": [{"type": "number"}]}, "b": {"type": "array", "prefixItems": [{"type": "number"}], "minItems": 1, "items": {"type": "string"}}, "c": {"type": "array", "prefixItems": [{"type": "string", "minLength": 2}], "minItems": 1}, "d": {"type": "array", "contains": {"type": "string"}}"#
+        ).errors()
+        #expect(errors.map(\.description) == [
+            "events/placed.json:#/properties/a: a tuple's positions must all be present: give it \"minItems\": 1 (a shorter array is valid JSON Schema, and a struct has every member)",
+            "events/placed.json:#/properties/b/items: unsupported: a schema for the items after 'prefixItems'; use \"items\": false, or leave 'items' out to keep them as written",
+            "events/placed.json:#/properties/c/prefixItems/0: unsupported validation keywords on tuple positions; validate the whole array (minItems, maxItems, uniqueItems) or wrap the item in an object",
+            "events/placed.json:#/properties/d: unsupported keyword 'contains': a check on some items is not generated; use 'items' with one schema",
+        ])
+    }
+
     @Test func arraysOfScalarsAndObjects() throws {
         let source = try SchemaSet.event(
             #""tags": {"type": "array", "items": {"type": "string"}, "default": []}, "items": {"type": "array", "items": {"type": "object", "required": ["sku"], "properties": {"sku": {"type": "string"}}}}"#,
