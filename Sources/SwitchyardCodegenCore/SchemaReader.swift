@@ -1056,6 +1056,9 @@ public struct SchemaReader {
         var kinds: [String: SchemaLocation] = [:]
         for (branch, (_, original)) in zip(resolvedBranches, union.branches) {
             let resolved = try field(original, at: branch.at, nameHint: name + "Case\(cases.count + 1)", parentKey: key)
+            if case .object(let k) = resolved.type, case .structure(let s)? = types[k], s.tuple != nil {
+                throw branch.at.error("unsupported: a tuple (prefixItems) as a branch of a union by JSON type; make the union's array branch an array of one item type, or the tuple a member of an object branch")
+            }
             let kind: String
             switch resolved.type {
             case .string, .openEnum, .timestamp: kind = "string"

@@ -151,13 +151,14 @@ struct SchemaSet {
 
     @Test func tuplesTheGeneratedStructCannotHoldAreRefused() {
         let errors = SchemaSet.event(
-            #""a": {"type": "array", "prefixItems": [{"type": "number"}]}, "b": {"type": "array", "prefixItems": [{"type": "number"}], "minItems": 1, "items": {"type": "string"}}, "c": {"type": "array", "prefixItems": [{"type": "string", "minLength": 2}], "minItems": 1}, "d": {"type": "array", "contains": {"type": "string"}}"#
+            #""a": {"type": "array", "prefixItems": [{"type": "number"}]}, "b": {"type": "array", "prefixItems": [{"type": "number"}], "minItems": 1, "items": {"type": "string"}}, "c": {"type": "array", "prefixItems": [{"type": "string", "minLength": 2}], "minItems": 1}, "d": {"type": "array", "contains": {"type": "string"}}, "e": {"oneOf": [{"type": "string"}, {"type": "array", "prefixItems": [{"type": "integer"}], "minItems": 1}]}"#
         ).errors()
         #expect(errors.map(\.description) == [
             "events/placed.json:#/properties/a: a tuple's positions must all be present: give it \"minItems\": 1 (a shorter array is valid JSON Schema, and a struct has every member)",
             "events/placed.json:#/properties/b/items: unsupported: a schema for the items after 'prefixItems'; use \"items\": false, or leave 'items' out to keep them as written",
             "events/placed.json:#/properties/c/prefixItems/0: unsupported validation keywords on tuple positions; validate the whole array (minItems, maxItems, uniqueItems) or wrap the item in an object",
             "events/placed.json:#/properties/d: unsupported keyword 'contains': a check on some items is not generated; use 'items' with one schema",
+            "events/placed.json:#/properties/e/oneOf/1: unsupported: a tuple (prefixItems) as a branch of a union by JSON type; make the union's array branch an array of one item type, or the tuple a member of an object branch",
         ])
     }
 
