@@ -4,7 +4,9 @@ what the generator accepts must compile (warnings are errors) and decode, fail a
 as its `.records` file says; what it refuses must be refused with the error its `x-conformance` names.
 
 A case is `cases/NAME.json` (a catalog schema, `$defs` inside) or `cases/NAME/catalog.json` (with files
-beside it), and optionally `cases/NAME.records`. The catalog schema's `x-conformance` annotation says
+beside it), and optionally `cases/NAME.records` and `cases/NAME.swift`: checks of the generated API compiled
+into the checker, `func checkCamelName(_ records: [[UInt8]]) -> [String]` (the records' bytes in order; the
+failures). The catalog schema's `x-conformance` annotation says
 `policy` (default strict), `validateFormats` (default false) and, for a schema the generator must refuse, `refused`: the texts its error
 must contain.
 
@@ -88,6 +90,12 @@ def main():
             checker = f.read()
         with open(os.path.join(checker_dir, "Checker.swift"), "w", encoding="utf-8") as f:
             f.write(checker)
+        swift_checks = [name for name, _ in accepted if os.path.exists(os.path.join(CASES, name + ".swift"))]
+        for name in swift_checks:
+            with open(os.path.join(CASES, name + ".swift"), encoding="utf-8") as f:
+                source = f.read()
+            with open(os.path.join(checker_dir, f"Case{camel(name)}.swift"), "w", encoding="utf-8") as f:
+                f.write(source)
         with open(os.path.join(checker_dir, "Catalogs.swift"), "w", encoding="utf-8") as f:
             f.write("import Foundation\nimport SwitchyardJSON\n")
             for _, module in accepted:
@@ -95,6 +103,10 @@ def main():
             f.write("\nfunc conformanceCatalogs() -> [(String, (URL) throws -> (records: Int, fast: Int, findings: [Checker.Finding]))] {\n    [\n")
             for name, module in accepted:
                 f.write(f"        ({json.dumps(name)}, {{ try Checker.check({module}.{camel(name)}Event.self, records: $0) }}),\n")
+            f.write("    ]\n}\n")
+            f.write("\nfunc conformanceSwiftChecks() -> [(String, ([[UInt8]]) -> [String])] {\n    [\n")
+            for name in swift_checks:
+                f.write(f"        ({json.dumps(name)}, {{ check{camel(name)}($0) }}),\n")
             f.write("    ]\n}\n")
             f.write("\nfunc conformanceOutcomes() -> [(String, ([UInt8]) -> String)] {\n    [\n")
             for name, module in accepted:

@@ -185,6 +185,32 @@ public struct Member: Sendable {
 
     /// Whether the member is stored behind `Nullable`/`OptionalInlineString` (it may be absent or `null`).
     var isNullable: Bool { presence == .optional || presence == .requiredNullable }
+
+    /// The typed accessor of a string member whose `format` Foundation has a type for: `idUUID` for
+    /// `uuid`, `callbackURL` for `uri` and `uri-reference`, `birthDate` for `date` (the member's Swift name
+    /// and the type's); nil for any other member.
+    var formatAccessor: FormatAccessor? {
+        guard case .string = type, let format, let kind = FormatAccessor.kinds[format] else { return nil }
+        let base = swiftName.hasPrefix("`") ? String(swiftName.dropFirst().dropLast()) : swiftName
+        return FormatAccessor(name: base + kind.suffix, swiftType: kind.swiftType, parser: kind.parser)
+    }
+}
+
+/// A computed property giving a formatted string member's value as a Foundation type, read by
+/// SwitchyardJSON's `StringFormat.parse…` (nil when the text is not in the format); the member keeps the text.
+struct FormatAccessor: Equatable {
+    var name: String
+    /// `Foundation.UUID` (qualified: a generated type may be named `UUID`).
+    var swiftType: String
+    /// `StringFormat.parseUUID`.
+    var parser: String
+
+    static let kinds: [String: (suffix: String, swiftType: String, parser: String)] = [
+        "uuid": ("UUID", "Foundation.UUID", "StringFormat.parseUUID"),
+        "uri": ("URL", "Foundation.URL", "StringFormat.parseURL"),
+        "uri-reference": ("URL", "Foundation.URL", "StringFormat.parseURLReference"),
+        "date": ("Date", "Foundation.Date", "StringFormat.parseDate"),
+    ]
 }
 
 /// A generated struct: an event, a `$defs` object, or an inline object.
@@ -201,8 +227,18 @@ public struct StructModel: Sendable {
     /// Whether the event carries the shipped catalogs' envelope (`id`, `occurredAt`, `schemaVersion`),
     /// read into the runtime's `Envelope`.
     public var hasEnvelope: Bool
-    /// The members after the envelope (for an event) in declaration order.
+    /// The members after the envelope (for an event) in declaration order; for a tuple, its positions.
     public var members: [Member]
+    /// Set for a tuple (`prefixItems`): a JSON array whose positions are the members, in order.
+    public var tuple: TupleShape? = nil
+}
+
+/// What a tuple (`prefixItems`) does with items after its positions.
+public enum TupleShape: Sendable, Equatable {
+    /// `items` absent or `true`: kept verbatim (`extraItems`) and written back after the positions.
+    case keepsExtraItems
+    /// `items: false`: an array with more items is `dataCorrupted` at the tuple.
+    case refusesExtraItems
 }
 
 /// A generated open enum.

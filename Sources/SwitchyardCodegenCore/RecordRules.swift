@@ -125,6 +125,19 @@ public struct RecordRules: Sendable {
         case .boolean:
             guard case .bool = value else { return fail("typeMismatch") }
         case .object(let name):
+            if case .structure(let tuple)? = snapshot.types[name], let shape = tuple.tuple {
+                guard let elements = value.elements else { return fail("typeMismatch") }
+                for (index, position) in tuple.members.enumerated() {
+                    let at = "\(path)[\(index)]"
+                    guard index < elements.count, elements[index] != .null else {
+                        violations.append(Violation(pointer: position.location.description, kind: "valueNotFound", path: at))
+                        continue
+                    }
+                    checkValue(elements[index], position.type, pointer: position.location.description, path: at, into: &violations)
+                }
+                if shape == .refusesExtraItems && elements.count > tuple.members.count { fail("dataCorrupted") }
+                return
+            }
             guard value.members != nil else { return fail("typeMismatch") }
             if case .structure(let nested)? = snapshot.types[name] { checkMembers(nested, value, path: path, into: &violations) }
         case .array(let element):

@@ -118,6 +118,10 @@ public struct SchemaChange: Sendable, Equatable {
         case integerFormatChanged = "integer format changed"
         case identityRuleAdded = "minLength 1 added"
         case identityRuleRemoved = "minLength 1 removed"
+        case tuplePositionAdded = "tuple position added"
+        case tuplePositionRemoved = "tuple position removed"
+        case tupleExtraItemsRefused = "tuple's extra items refused"
+        case tupleExtraItemsKept = "tuple's extra items kept"
         case formatCheckAdded = "format check added"
         case formatCheckRemoved = "format check removed"
         case formatCheckChanged = "format check changed"
@@ -335,6 +339,7 @@ struct Differ {
     mutating func compareStruct(_ o: StructModel, _ n: StructModel, _ context: DiffContext) {
         guard visited.insert("\(o.location) \(n.location)").inserted else { return }
         let catalog = context.catalog.name
+        if let before = o.tuple, let after = n.tuple { return compareTuple(o, before, n, after, context) }
         for member in n.members {
             let path = context.path(member.jsonName)
             let pointer = member.location.description
@@ -376,6 +381,49 @@ struct Differ {
                     backward: backward,
                     forward: .compatible("rule 4", "old builds read the absent `\(path)` as " + (member.presence == .optional ? "nil" : "its default")))
             }
+        }
+    }
+
+    /// Two tuples (`prefixItems`): positions by index, then what each does with items after them.
+    mutating func compareTuple(_ o: StructModel, _ oldShape: TupleShape, _ n: StructModel, _ newShape: TupleShape, _ context: DiffContext) {
+        let catalog = context.catalog.name
+        let whole = context.path.isEmpty ? "the tuple" : context.path
+        let corrupted = "dataCorrupted at `\(whole)`, which \(context.outcome)"
+        for (index, position) in n.members.enumerated() {
+            let path = "\(context.path)[\(index)]"
+            let pointer = position.location.description
+            guard index < o.members.count else {
+                add(
+                    pointer, .tuplePositionAdded, "\(index)", catalog: catalog, event: context.event, path: path,
+                    backward: .breaking("rule 4", "old records' arrays lack `\(path)`: valueNotFound at `\(path)`, which \(context.outcome)"),
+                    forward: oldShape == .keepsExtraItems
+                        ? .compatible("rule 2", "old builds keep `\(path)` as an extra item")
+                        : .breaking("rule 5", "new records' arrays have more items than old builds allow (items: false): \(corrupted)"))
+                continue
+            }
+            compareType(o.members[index].type, position.type, path: path, pointer: pointer, context)
+        }
+        for (index, position) in o.members.enumerated() where index >= n.members.count {
+            let path = "\(context.path)[\(index)]"
+            add(
+                position.location.description, .tuplePositionRemoved, "\(index)", catalog: catalog, event: context.event, path: path,
+                backward: newShape == .keepsExtraItems
+                    ? .compatible("rule 2", "old records' `\(path)` is kept as an extra item and written back")
+                    : .breaking("rule 5", "old records' arrays have more items than the new build allows (items: false): \(corrupted)"),
+                forward: .breaking("rule 4", "new records' arrays lack `\(path)`: valueNotFound at `\(path)` on old builds, which \(context.outcome)"))
+        }
+        guard oldShape != newShape else { return }
+        let pointer = n.location.description
+        if newShape == .refusesExtraItems {
+            add(
+                pointer, .tupleExtraItemsRefused, "items: false", catalog: catalog, event: context.event, path: context.path,
+                backward: .breaking("rule 5", "an old record with items after the positions of `\(whole)` fails \(corrupted)"),
+                forward: .compatible("rule 5", "new records have no items after the positions"))
+        } else {
+            add(
+                pointer, .tupleExtraItemsKept, "items", catalog: catalog, event: context.event, path: context.path,
+                backward: .compatible("rule 5", "old records have no items after the positions"),
+                forward: .breaking("rule 5", "a new record with items after the positions of `\(whole)` fails on old builds (items: false): \(corrupted)"))
         }
     }
 
@@ -547,6 +595,14 @@ struct Differ {
                 forward: .compatible("rule 5", "every new integer `\(path)` is a number"))
         case (.object(let a), .object(let b)):
             guard case .structure(let before)? = old.types[a], case .structure(let after)? = new.types[b] else { return }
+            if (before.tuple == nil) != (after.tuple == nil) {
+                let kinds = (before.tuple == nil ? "an object" : "an array", after.tuple == nil ? "an object" : "an array")
+                change(
+                    .typeChanged, "\(kinds.0) → \(kinds.1)",
+                    backward: .breaking("rule 5", "an old `\(path)` is \(kinds.0), not \(kinds.1): typeMismatch at `\(path)`, which \(context.outcome)"),
+                    forward: .breaking("rule 5", "a new `\(path)` is \(kinds.1), not \(kinds.0), to old builds: typeMismatch at `\(path)`, which \(context.outcome)"))
+                return
+            }
             if before.location != after.location {
                 change(
                     .refChanged, "\(before.location) → \(after.location)",

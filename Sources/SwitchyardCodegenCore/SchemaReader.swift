@@ -8,7 +8,7 @@ import Foundation
 /// refine it; recursion through arrays and maps), `allOf` (merged), `oneOf`/`anyOf` (unions tagged by a
 /// member, unions of JSON types, `null` branches), `type` lists, `nullable`, `enum` and `const`, every
 /// `format` (an annotation), the validation keywords (`pattern`, lengths, ranges, `multipleOf`, item
-/// counts, `uniqueItems`), free-form values (`{}`, `true`), the annotations and any `x-` extension.
+/// counts, `uniqueItems`), tuples (`prefixItems`), free-form values (`{}`, `true`), the annotations and any `x-` extension.
 /// Every other keyword is an error naming the file, the pointer and the keyword; every error of a run is
 /// collected (``errors``), as a compiler reports them all.
 public struct SchemaReader {
@@ -64,7 +64,7 @@ public struct SchemaReader {
         "EventType", "EventContent", "Envelope", "EnvelopeCodingKey", "Timestamp", "ExactNumber", "RawJSON", "JSONMap", "JSONKey",
         "JSONValueKind", "Nullable", "InlineString", "OptionalInlineString", "UnknownFields", "OpenEnum", "FieldTable", "JSONCursor",
         "CanonicalWriter", "FastPathBail", "FastCodable", "TopicPolicy", "RecordDecoder", "EventDecoder", "JSONReader", "SchemaRule",
-        "SchemaPattern", "DecodingError", "CodingKeys", "Known", "SwitchyardJSON",
+        "SchemaPattern", "DecodingError", "CodingKeys", "Known", "SwitchyardJSON", "Foundation",
     ]
 
     // MARK: - Errors
@@ -424,6 +424,14 @@ public struct SchemaReader {
             }
             swiftNames[member.swiftName] = member
         }
+        var accessors: [String: Member] = [:]
+        for member in members {
+            guard let accessor = member.formatAccessor else { continue }
+            if let other = swiftNames[accessor.name] ?? accessors[accessor.name] {
+                errors.append(member.location.error("the '\(member.format ?? "")' accessor of '\(member.jsonName)' is named '\(accessor.name)', which '\(other.jsonName)' (\(other.location)) also takes; set 'x-swift-name' on one"))
+            }
+            accessors[accessor.name] = member
+        }
         if !errors.isEmpty { throw CodegenErrors(errors) }
         return members
     }
@@ -782,26 +790,23 @@ public struct SchemaReader {
             return Resolved(type: .boolean, defaultValue: nil, checks: checks)
         case "array":
             try check(keywords, allowed: common.union(["items", "minItems", "maxItems", "uniqueItems", "prefixItems", "contains"]), at: location)
-            if flat["prefixItems"] != nil || flat["contains"] != nil {
-                throw location.error("unsupported keyword '\(flat["prefixItems"] != nil ? "prefixItems" : "contains")': tuples are not generated; use 'items' with one schema")
+            if flat["contains"] != nil {
+                throw location.error("unsupported keyword 'contains': a check on some items is not generated; use 'items' with one schema")
+            }
+            if flat["prefixItems"] != nil {
+                // A definition's tuple is named after it and declared in the namespace, as a definition's object is.
+                let definition = origin != location
+                let key = try tupleType(
+                    flat, keywords: keywords, at: location, origin: origin, nameHint: definition ? Self.definitionName(origin) : nameHint,
+                    parentKey: definition ? nil : parentKey)
+                return Resolved(type: try typeOf(key), defaultValue: nil)
             }
             let itemsAt = origin == location ? location.appending("items") : origin.appending("items")
             var element: FieldType = .raw
             if let items = flat["items"] {
                 collectionDepth += 1
                 defer { collectionDepth -= 1 }
-                let resolved = try field(items, at: itemsAt, nameHint: nameHint + "Element", parentKey: parentKey)
-                if resolved.defaultValue != nil { throw itemsAt.appending("default").error("unsupported 'default' on array items") }
-                if !resolved.checks.isEmpty || resolved.type == .string(identifier: true) {
-                    throw itemsAt.error("unsupported validation keywords on array items; validate the whole array (minItems, maxItems, uniqueItems) or wrap the item in an object")
-                }
-                if case .integer(_, let min, let max) = resolved.type, min != nil || max != nil {
-                    throw itemsAt.error("unsupported 'minimum'/'maximum' on array items")
-                }
-                if resolved.nullable && resolved.type != .raw {
-                    throw itemsAt.error("unsupported: array items that may be null")
-                }
-                element = resolved.type
+                element = try elementType(field(items, at: itemsAt, nameHint: nameHint + "Element", parentKey: parentKey), at: itemsAt, what: "array items")
             }
             if let n = try count("minItems"), n > 0 { checks.append(.minItems(n)) }
             if let n = try count("maxItems") { checks.append(.maxItems(n)) }
@@ -834,6 +839,66 @@ public struct SchemaReader {
         default:
             throw location.appending("type").error("unsupported type '\(type)'")
         }
+    }
+
+    /// The type of an array's items or a tuple's position: no default, no checks, not nullable (`what`
+    /// names them in errors).
+    func elementType(_ resolved: Resolved, at itemsAt: SchemaLocation, what: String) throws -> FieldType {
+        if resolved.defaultValue != nil { throw itemsAt.appending("default").error("unsupported 'default' on \(what)") }
+        if !resolved.checks.isEmpty || resolved.type == .string(identifier: true) {
+            throw itemsAt.error("unsupported validation keywords on \(what); validate the whole array (minItems, maxItems, uniqueItems) or wrap the item in an object")
+        }
+        if case .integer(_, let min, let max) = resolved.type, min != nil || max != nil {
+            throw itemsAt.error("unsupported 'minimum'/'maximum' on \(what)")
+        }
+        if resolved.nullable && resolved.type != .raw {
+            throw itemsAt.error("unsupported: \(what) that may be null")
+        }
+        return resolved.type
+    }
+
+    /// A tuple (`prefixItems`): a struct whose members are the positions, named by each item's `title`
+    /// (else `_0`, `_1`…). Every position must be present (`minItems` equal to their count); items after
+    /// them are kept (`items` absent or `true`) or refused (`items: false`).
+    mutating func tupleType(_ flat: JSONValue, keywords: [(key: String, value: JSONValue)], at location: SchemaLocation, origin: SchemaLocation, nameHint: String, parentKey: String?) throws -> String {
+        let key = origin.description
+        if types[key] != nil {
+            usedBy[key, default: []].insert(currentCatalog)
+            return key
+        }
+        let prefixAt = origin.appending("prefixItems")
+        guard let items = flat["prefixItems"]?.elements, !items.isEmpty else { throw prefixAt.error("'prefixItems' must be a non-empty array of schemas") }
+        try check(keywords, allowed: ["type", "prefixItems", "items", "minItems", "x-swift-name", "nullable", "$ref"], at: location, hint: " beside 'prefixItems'")
+        guard case .number(let text)? = flat["minItems"], Int(text) == items.count else {
+            throw location.error("a tuple's positions must all be present: give it \"minItems\": \(items.count) (a shorter array is valid JSON Schema, and a struct has every member)")
+        }
+        let shape: TupleShape
+        switch flat["items"] {
+        case nil, .bool(true)?: shape = .keepsExtraItems
+        case .bool(false)?: shape = .refusesExtraItems
+        case _?:
+            throw origin.appending("items").error("unsupported: a schema for the items after 'prefixItems'; use \"items\": false, or leave 'items' out to keep them as written")
+        }
+        let named = try string(flat["x-swift-name"], "x-swift-name", at: location) ?? flat["title"]?.string.map { Naming.upperCamel(Naming.words($0)) } ?? nameHint
+        let name = named.isEmpty ? nameHint : named
+        guard Naming.isIdentifier(name) else { throw location.error("'\(name)' is not a Swift type name; set 'x-swift-name'") }
+        register(key, .structure(StructModel(swiftName: name, doc: doc(flat), location: origin, tag: nil, tagKey: nil, isEvent: false, hasEnvelope: false, members: [], tuple: shape)), parent: parentKey)
+        var members: [Member] = []
+        var names: [String: Int] = ["extraItems": -1]
+        for (index, item) in items.enumerated() {
+            let itemAt = prefixAt.appending(String(index))
+            let title = item["title"]?.string.map { Naming.memberName(Naming.lowerCamel(Naming.words($0))) }.flatMap { $0.isEmpty ? nil : $0 }
+            let swiftName = try string(item["x-swift-name"], "x-swift-name", at: itemAt) ?? title ?? "_\(index)"
+            if let other = names[swiftName] {
+                throw itemAt.error("the positions \(other < 0 ? "(the extra items)" : String(other)) and \(index) of the tuple are both named '\(swiftName)'; set 'x-swift-name' on one")
+            }
+            names[swiftName] = index
+            let resolved = try field(item, at: itemAt, nameHint: Naming.upperCamel(Naming.words(swiftName)) + "Item", parentKey: key)
+            let type = try elementType(resolved, at: itemAt, what: "tuple positions")
+            members.append(Member(jsonName: String(index), swiftName: swiftName, type: type, presence: .required, doc: item["description"]?.string, location: itemAt))
+        }
+        register(key, .structure(StructModel(swiftName: name, doc: doc(flat), location: origin, tag: nil, tagKey: nil, isEvent: false, hasEnvelope: false, members: members, tuple: shape)), parent: parentKey)
+        return key
     }
 
     /// An integer type's range.
@@ -991,6 +1056,9 @@ public struct SchemaReader {
         var kinds: [String: SchemaLocation] = [:]
         for (branch, (_, original)) in zip(resolvedBranches, union.branches) {
             let resolved = try field(original, at: branch.at, nameHint: name + "Case\(cases.count + 1)", parentKey: key)
+            if case .object(let k) = resolved.type, case .structure(let s)? = types[k], s.tuple != nil {
+                throw branch.at.error("unsupported: a tuple (prefixItems) as a branch of a union by JSON type; make the union's array branch an array of one item type, or the tuple a member of an object branch")
+            }
             let kind: String
             switch resolved.type {
             case .string, .openEnum, .timestamp: kind = "string"

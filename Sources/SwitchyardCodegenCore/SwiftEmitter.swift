@@ -112,6 +112,7 @@ struct SwiftEmitter {
     }
 
     mutating func declareStruct(_ s: StructModel, qualified: String) {
+        if let shape = s.tuple { return declareTuple(s, shape, qualified: qualified) }
         doc(s.doc, remark: s.location)
         let conformances = s.isEvent ? (s.hasEnvelope ? "EnvelopeEvent, Hashable" : "Event, Hashable") : "Codable, Sendable, Hashable"
         block("public struct \(s.swiftName): \(conformances)") { w in
@@ -150,7 +151,25 @@ struct SwiftEmitter {
                     w.line("self.\(name) = \(name)")
                 }
             }
+            for m in s.members {
+                guard let accessor = m.formatAccessor, let format = m.format else { continue }
+                let name = Naming.escaped(m.swiftName)
+                let type = accessor.swiftType.dropFirst("Foundation.".count)
+                w.line()
+                let day = format == "date" ? " (the day's start in UTC)" : ""
+                w.doc("`\(m.swiftName)` as a `\(type)`\(day); nil when it is \(m.isNullable ? "absent, null or " : "")not a valid \(format).")
+                let value = m.isNullable ? "self.\(name).flatMap(\(accessor.parser))" : "\(accessor.parser)(self.\(name))"
+                w.line("public var \(Naming.escaped(accessor.name)): \(accessor.swiftType)? { \(value) }")
+            }
             w.declareNested(in: qualified)
+        }
+    }
+
+    /// Whether any of the types `names` declares a typed accessor (their file imports Foundation).
+    func declaresFormatAccessors(_ names: [String]) -> Bool {
+        names.contains { name in
+            guard case .structure(let s)? = types[name] else { return false }
+            return s.members.contains { $0.formatAccessor != nil }
         }
     }
 
@@ -202,6 +221,8 @@ struct SwiftEmitter {
             block("extension \(name)") { w in
                 w.line("init(raw: InlineString) { _rawValue = raw }")
             }
+        case .structure(let s)? where s.tuple != nil:
+            supportTuple(s, qualified: name)
         case .structure(let s)?:
             supportCodable(s, qualified: name)
             line()
@@ -631,6 +652,109 @@ struct SwiftEmitter {
         } else {
             line(key)
             line(Self.writer(m.type, m.isInlineString ? "self._\(m.swiftName)" : "self.\(Naming.escaped(m.swiftName))"))
+        }
+    }
+
+    // MARK: - Tuples
+
+    /// A tuple (`prefixItems`): a struct whose stored properties are the array's positions, in order.
+    mutating func declareTuple(_ s: StructModel, _ shape: TupleShape, qualified: String) {
+        doc(s.doc ?? "A JSON array of \(s.members.count) positions" + (shape == .keepsExtraItems ? ", then any items kept as written." : ", and no more."), remark: s.location)
+        block("public struct \(s.swiftName): Codable, Sendable, Hashable") { w in
+            for m in s.members {
+                w.doc(m.doc.map { "\($0) (position \(m.jsonName))" } ?? "Position \(m.jsonName).")
+                w.line("public var \(Naming.escaped(m.swiftName)): \(m.type.swiftType)")
+            }
+            if shape == .keepsExtraItems {
+                w.line("/// The items after the positions, kept verbatim and written back after them.")
+                w.line("public var extraItems: [RawJSON]")
+            }
+            w.line()
+            var parameters = s.members.map { "\(Naming.escaped($0.swiftName)): \($0.type.swiftType)" }
+            if shape == .keepsExtraItems { parameters.append("extraItems: [RawJSON] = []") }
+            w.block("public init(\(parameters.joined(separator: ", ")))") { w in
+                for m in s.members { w.line("self.\(Naming.escaped(m.swiftName)) = \(Naming.escaped(m.swiftName))") }
+                if shape == .keepsExtraItems { w.line("self.extraItems = extraItems") }
+            }
+            w.declareNested(in: qualified)
+        }
+    }
+
+    mutating func supportTuple(_ s: StructModel, qualified: String) {
+        let shape = s.tuple ?? .keepsExtraItems
+        let count = s.members.count
+        block("extension \(qualified)") { w in
+            w.block("public init(from decoder: any Decoder) throws") { w in
+                w.line("var container = try decoder.unkeyedContainer()")
+                for m in s.members { w.line("self.\(Naming.escaped(m.swiftName)) = try container.decode(\(m.type.swiftType).self)") }
+                switch shape {
+                case .keepsExtraItems:
+                    w.line("var extraItems: [RawJSON] = []")
+                    w.line("while !container.isAtEnd { extraItems.append(try container.decode(RawJSON.self)) }")
+                    w.line("self.extraItems = extraItems")
+                case .refusesExtraItems:
+                    w.block("guard container.isAtEnd else") { w in
+                        w.line("throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: \"More than \(count) items (items: false).\"))")
+                    }
+                }
+            }
+            w.line()
+            w.block("public func encode(to encoder: any Encoder) throws") { w in
+                w.line("var container = encoder.unkeyedContainer()")
+                for m in s.members { w.line("try container.encode(self.\(Naming.escaped(m.swiftName)))") }
+                if shape == .keepsExtraItems { w.line("for item in self.extraItems { try container.encode(item) }") }
+            }
+        }
+        line()
+        block("extension \(qualified): FastCodable") { w in
+            w.line("/// Every position at its placeholder.")
+            w.block("@inline(__always) public init(unread: Void)") { w in
+                for m in s.members { w.line("self.\(Naming.escaped(m.swiftName)) = \(Self.placeholder(m.type))") }
+                if shape == .keepsExtraItems { w.line("self.extraItems = []") }
+            }
+            w.line()
+            w.block("public mutating func read(_ cursor: inout JSONCursor) throws(FastPathBail)") { w in
+                w.line("var elements = try cursor.beginArray()")
+                for m in s.members {
+                    w.line("guard try cursor.nextElement(&elements) else { throw FastPathBail() }")
+                    w.line("self.\(Naming.escaped(m.swiftName)) = \(Self.reader(m.type, inline: false))")
+                }
+                switch shape {
+                case .keepsExtraItems:
+                    w.line("var extraItems: [RawJSON] = []")
+                    w.line("while try cursor.nextElement(&elements) { extraItems.append(try RawJSON.read(from: &cursor)) }")
+                    w.line("self.extraItems = extraItems")
+                case .refusesExtraItems:
+                    w.line("guard try !cursor.nextElement(&elements) else { throw FastPathBail() }")
+                }
+            }
+            w.line()
+            w.block("public static func validate(_ cursor: inout JSONCursor) throws(FastPathBail)") { w in
+                w.line("var elements = try cursor.beginArray()")
+                for m in s.members {
+                    w.line("guard try cursor.nextElement(&elements) else { throw FastPathBail() }")
+                    w.line(Self.validator(m.type))
+                }
+                switch shape {
+                case .keepsExtraItems: w.line("while try cursor.nextElement(&elements) { try RawJSON.validate(&cursor) }")
+                case .refusesExtraItems: w.line("guard try !cursor.nextElement(&elements) else { throw FastPathBail() }")
+                }
+            }
+            w.line()
+            w.block("public func write(to writer: inout CanonicalWriter)") { w in
+                w.line("writer.beginArray()")
+                for m in s.members {
+                    w.line("writer.element()")
+                    w.line(Self.writer(m.type, "self.\(Naming.escaped(m.swiftName))"))
+                }
+                if shape == .keepsExtraItems {
+                    w.block("for item in self.extraItems") { w in
+                        w.line("writer.element()")
+                        w.line("writer.raw(item)")
+                    }
+                }
+                w.line("writer.endArray()")
+            }
         }
     }
 

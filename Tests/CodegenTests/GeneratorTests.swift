@@ -125,6 +125,43 @@ struct SchemaSet {
         #expect(source.contains("} else if self._total.isNull {"))
     }
 
+    @Test func prefixItemsAreATupleStructOfPositions() throws {
+        let source = try SchemaSet.event(
+            #""pair": {"type": "array", "prefixItems": [{"type": "string", "title": "name"}, {"type": "integer"}], "minItems": 2, "items": false}, "entry": {"type": "array", "prefixItems": [{"type": "boolean"}], "minItems": 1}"#,
+            required: ["pair"]).generate()
+        // Positions named by their title, else by their index; a struct member like any other.
+        #expect(source.contains("public var pair: OrderEvent.OrderPlaced.Pair\n"))
+        #expect(source.contains("public struct Pair: Codable, Sendable, Hashable {"))
+        #expect(source.contains("public var name: String\n"))
+        #expect(source.contains("public var _1: Int\n"))
+        // Codable path: an unkeyed container, in order; `items: false` refuses more items.
+        #expect(source.contains("var container = try decoder.unkeyedContainer()\n"))
+        #expect(source.contains("self.name = try container.decode(String.self)\n"))
+        #expect(source.contains("throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: \"More than 2 items (items: false).\"))"))
+        // Fast path and canonical writer: the same positions.
+        #expect(source.contains("guard try cursor.nextElement(&elements) else { throw FastPathBail() }\n"))
+        #expect(source.contains("self._1 = try cursor.int()\n"))
+        #expect(source.contains("guard try !cursor.nextElement(&elements) else { throw FastPathBail() }"))
+        #expect(source.contains("writer.beginArray()\n"))
+        // Without `items`, the items after the positions are kept verbatim.
+        #expect(source.contains("public var extraItems: [RawJSON]\n"))
+        #expect(source.contains("while !container.isAtEnd { extraItems.append(try container.decode(RawJSON.self)) }"))
+        #expect(source.contains("for item in self.extraItems { try container.encode(item) }"))
+    }
+
+    @Test func tuplesTheGeneratedStructCannotHoldAreRefused() {
+        let errors = SchemaSet.event(
+            #""a": {"type": "array", "prefixItems": [{"type": "number"}]}, "b": {"type": "array", "prefixItems": [{"type": "number"}], "minItems": 1, "items": {"type": "string"}}, "c": {"type": "array", "prefixItems": [{"type": "string", "minLength": 2}], "minItems": 1}, "d": {"type": "array", "contains": {"type": "string"}}, "e": {"oneOf": [{"type": "string"}, {"type": "array", "prefixItems": [{"type": "integer"}], "minItems": 1}]}"#
+        ).errors()
+        #expect(errors.map(\.description) == [
+            "events/placed.json:#/properties/a: a tuple's positions must all be present: give it \"minItems\": 1 (a shorter array is valid JSON Schema, and a struct has every member)",
+            "events/placed.json:#/properties/b/items: unsupported: a schema for the items after 'prefixItems'; use \"items\": false, or leave 'items' out to keep them as written",
+            "events/placed.json:#/properties/c/prefixItems/0: unsupported validation keywords on tuple positions; validate the whole array (minItems, maxItems, uniqueItems) or wrap the item in an object",
+            "events/placed.json:#/properties/d: unsupported keyword 'contains': a check on some items is not generated; use 'items' with one schema",
+            "events/placed.json:#/properties/e/oneOf/1: unsupported: a tuple (prefixItems) as a branch of a union by JSON type; make the union's array branch an array of one item type, or the tuple a member of an object branch",
+        ])
+    }
+
     @Test func arraysOfScalarsAndObjects() throws {
         let source = try SchemaSet.event(
             #""tags": {"type": "array", "items": {"type": "string"}, "default": []}, "items": {"type": "array", "items": {"type": "object", "required": ["sku"], "properties": {"sku": {"type": "string"}}}}"#,
@@ -310,6 +347,35 @@ struct SchemaSet {
         // A format is an annotation, kept in the documentation.
         #expect(source.contains("/// Format: email (kept as written)."))
         #expect(source.contains("if let value = value.value?.string { try container.require(SchemaRule.length(value) <= 3, forKey: .c, \"maxLength\") }"))
+    }
+
+    @Test func formatsFoundationHasATypeForGetTypedAccessors() throws {
+        let set = SchemaSet.event(
+            #""orderId": {"type": "string", "format": "uuid"}, "hook": {"type": "string", "format": "uri"}, "source": {"type": ["string", "null"], "format": "uri-reference"}, "shipOn": {"type": "string", "format": "date"}, "class": {"type": "string", "format": "uuid"}, "mail": {"type": "string", "format": "email"}"#,
+            required: ["orderId", "source"])
+        let source = try set.generate()
+        #expect(source.contains("import Foundation\nimport SwitchyardJSON\n"))
+        // The text stays the stored member; the accessor reads it.
+        #expect(source.contains("@InlineString public var orderId: String\n"))
+        #expect(source.contains("public var orderIdUUID: Foundation.UUID? { StringFormat.parseUUID(self.orderId) }"))
+        #expect(source.contains("/// `orderId` as a `UUID`; nil when it is not a valid uuid.\n"))
+        #expect(source.contains("/// `shipOn` as a `Date` (the day's start in UTC); nil when it is absent, null or not a\n"))
+        // Optional and nullable members give nil when absent or null too.
+        #expect(source.contains("public var hookURL: Foundation.URL? { self.hook.flatMap(StringFormat.parseURL) }"))
+        #expect(source.contains("public var sourceURL: Foundation.URL? { self.source.flatMap(StringFormat.parseURLReference) }"))
+        #expect(source.contains("public var shipOnDate: Foundation.Date? { self.shipOn.flatMap(StringFormat.parseDate) }"))
+        #expect(source.contains("public var classUUID: Foundation.UUID? { self.`class`.flatMap(StringFormat.parseUUID) }"))
+        // A format without a Foundation type has none.
+        #expect(source.contains("@OptionalInlineString public var mail: String?") && !source.contains("public var mailEmail"))
+        // A catalog without such formats imports only the runtime.
+        #expect(!(try SchemaSet.event(#""mail": {"type": "string", "format": "email"}"#).generate()).contains("import Foundation"))
+    }
+
+    @Test func anAccessorNamedLikeAnotherMemberIsAnError() {
+        let errors = SchemaSet.event(#""order": {"type": "string", "format": "uuid"}, "orderUUID": {"type": "string"}"#).errors()
+        #expect(errors.map(\.description) == [
+            "events/placed.json:#/properties/order: the 'uuid' accessor of 'order' is named 'orderUUID', which 'orderUUID' (events/placed.json#/properties/orderUUID) also takes; set 'x-swift-name' on one"
+        ])
     }
 
     @Test func formatsAreCheckedWhenTheCatalogAsks() throws {

@@ -264,6 +264,32 @@ let placedPointer = "events/order.placed.json#/properties"
         #expect(enumToBool.kind == .typeChanged && enumToBool.backward.isBreaking && enumToBool.forward.isBreaking)
     }
 
+    @Test func tuplesAreComparedByPosition() throws {
+        func tuple(_ positions: String, items: String = "") -> String {
+            #"{"type": "array", "prefixItems": [\#(positions)], "minItems": \#(positions.components(separatedBy: "type").count - 1)\#(items)}"#
+        }
+        let two = #"{"type": "integer"}, {"type": "string"}"#
+        // A position's type is compared at its index.
+        let retyped = try change(tuple(two), tuple(#"{"type": "integer"}, {"type": "boolean"}"#))
+        #expect(retyped.kind == .typeChanged && retyped.recordPath == "n[1]" && retyped.pointer == "\(placedPointer)/n/prefixItems/1")
+        // A position added: old arrays lack it; old builds keep it as an extra item, unless they refuse extra items.
+        let added = try change(tuple(two), tuple(two + #", {"type": "boolean"}"#))
+        #expect(added.kind == .tuplePositionAdded && added.recordPath == "n[2]" && added.backward.isBreaking && !added.forward.isBreaking)
+        let addedClosed = try change(tuple(two, items: #", "items": false"#), tuple(two + #", {"type": "boolean"}"#, items: #", "items": false"#))
+        #expect(addedClosed.kind == .tuplePositionAdded && addedClosed.backward.isBreaking && addedClosed.forward.isBreaking)
+        // A position removed: kept as an extra item by the new build; old builds need it.
+        let removed = try change(tuple(two), tuple(#"{"type": "integer"}"#))
+        #expect(removed.kind == .tuplePositionRemoved && !removed.backward.isBreaking && removed.forward.isBreaking)
+        // Extra items refused, then kept again.
+        let refused = try change(tuple(two), tuple(two, items: #", "items": false"#))
+        #expect(refused.kind == .tupleExtraItemsRefused && refused.backward.isBreaking && !refused.forward.isBreaking)
+        let kept = try change(tuple(two, items: #", "items": false"#), tuple(two))
+        #expect(kept.kind == .tupleExtraItemsKept && !kept.backward.isBreaking && kept.forward.isBreaking)
+        // An object that becomes a tuple: every record of either fails on the other build.
+        let reshaped = try change(#"{"type": "object", "properties": {"a": {"type": "integer"}}}"#, tuple(two))
+        #expect(reshaped.kind == .typeChanged && reshaped.detail == "an object → an array" && reshaped.backward.isBreaking && reshaped.forward.isBreaking)
+    }
+
     @Test func arrayItemsAreComparedAtTheirPointer() throws {
         let change = try change(#"{"type": "array", "items": {"type": "integer"}}"#, #"{"type": "array", "items": {"type": "string"}}"#)
         #expect(change.pointer == "\(placedPointer)/n/items")
@@ -470,5 +496,32 @@ let placedPointer = "events/order.placed.json#/properties"
             violations(#"{"type": "order.placed", "code": "eur", "note": "too long", "price": 1.005, "labels": {"a": 1}, "pay": {"kind": "card"}}"#)
                 == ["dataCorrupted code", "dataCorrupted note", "dataCorrupted price", "typeMismatch labels.a", "keyNotFound pay.last4"])
         #expect(violations(#"{"type": "order.placed", "code": "EUR", "pay": {}}"#) == ["keyNotFound note", "keyNotFound pay.kind"])
+    }
+
+    @Test func rulesOfTuples() throws {
+        var catalog = Catalog.placed("")
+        catalog.refs["order.placed"] = "events/plain.json"
+        var files = catalog.files
+        files["events/plain.json"] = #"""
+            {"type": "object", "required": ["type"], "properties": {
+              "type": {"const": "order.placed"},
+              "point": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "minItems": 2, "items": false},
+              "entry": {"type": "array", "prefixItems": [{"type": "boolean"}], "minItems": 1}}}
+            """#
+        let snapshot = try SchemaSnapshot.read([.init(name: "orders", schema: "orders.json", policy: .strict)]) { files[$0].map { Array($0.utf8) } }
+        let rules = RecordRules(snapshot: snapshot)
+        func violations(_ record: String) -> [String] {
+            switch rules.check(Array(record.utf8), catalog: snapshot.catalogs[0]) {
+            case .decoded: []
+            case .failed(_, let violations): violations.map { "\($0.kind) \($0.path)" }
+            case let other: ["\(other)"]
+            }
+        }
+        // The decoder's outcomes (the conformance case prefix-items): positions by index, extra items kept or refused.
+        #expect(violations(#"{"type": "order.placed", "point": [1, "a"], "entry": [true, 1, {}]}"#) == [])
+        #expect(violations(#"{"type": "order.placed", "point": [1, 2]}"#) == ["typeMismatch point[1]"])
+        #expect(violations(#"{"type": "order.placed", "point": [1]}"#) == ["valueNotFound point[1]"])
+        #expect(violations(#"{"type": "order.placed", "point": [1, "a", 3]}"#) == ["dataCorrupted point"])
+        #expect(violations(#"{"type": "order.placed", "point": {"x": 1}}"#) == ["typeMismatch point"])
     }
 }

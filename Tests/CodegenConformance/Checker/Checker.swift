@@ -161,6 +161,22 @@ func isNull(at path: String, in input: [UInt8]) -> Bool {
                 for finding in findings { print("conformance: \(name).records:\(finding)") }
             }
         }
+        // A case's checks of its generated API (`cases/NAME.swift`), on its records.
+        for (name, check) in conformanceSwiftChecks() {
+            let records = directory.appendingPathComponent("\(name).records")
+            let text = try String(contentsOf: records, encoding: .utf8)
+            let inputs = text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { line in
+                line.firstIndex(of: "\t").map { Array(line[line.index(after: $0)...].utf8) }
+            }
+            let failures = check(inputs)
+            if failures.isEmpty {
+                print("conformance: \(name).swift: its checks pass on \(inputs.count) records")
+                passed += 1
+            } else {
+                failed += 1
+                for failure in failures { print("conformance: \(name).swift: \(failure)") }
+            }
+        }
         print("conformance: \(passed) passed, \(failed) failed")
         if failed > 0 { exit(1) }
     }
