@@ -290,23 +290,36 @@ public final class KafkaConsumer: Sendable {
     }
 
     /// Moves an assigned partition to `offset`: the next record of that partition is the one at `offset`.
-    /// Buffered records of the partition are dropped.
-    public func seek(_ partition: KafkaTopicPartition, to offset: Int64) async throws {
+    /// Buffered records of the partition are dropped, and records of it in batches already handed over are
+    /// stale from the call on (``isStale(_:generation:)``): they were read before the seek.
+    ///
+    /// - Throws: ``KafkaError/Code/state`` after ``close()``, or for a partition that is not assigned to this
+    ///   member.
+    /// - Returns: The generation the seek began: a batch of an earlier one holds the partition's records from
+    ///   before the seek.
+    @discardableResult
+    public func seek(_ partition: KafkaTopicPartition, to offset: Int64) async throws -> UInt64 {
         guard !signal.isStopRequested else { throw KafkaError.state(reason: "seek after close") }
         let shared = self.shared
+        let generation = Mutex<UInt64>(0)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let accepted = shared.state.withLock {
-                $0.requestSeek(.init(partition: partition, offset: offset, continuation: continuation))
+            let refused = shared.state.withLock { state -> KafkaError? in
+                do throws(KafkaError) {
+                    let began = try state.requestSeek(.init(partition: partition, offset: offset, continuation: continuation))
+                    generation.withLock { $0 = began }
+                    return nil
+                } catch {
+                    return error
+                }
             }
-            if !accepted {
-                continuation.resume(throwing: KafkaError.state(reason: "seek after close"))
-            }
+            if let refused { continuation.resume(throwing: refused) }
         }
         client.wakeConsumer()
+        return generation.withLock { $0 }
     }
 
-    /// Whether `partition`'s records in a batch of `generation` are stale: the partition was revoked since
-    /// (or is not assigned). Such records must be neither processed nor stored.
+    /// Whether `partition`'s records in a batch of `generation` are stale: the partition was revoked or sought
+    /// since (or is not assigned). Such records must be neither processed nor stored.
     public func isStale(_ partition: KafkaTopicPartition, generation: UInt64) -> Bool {
         shared.state.withLock { $0.isStale(partition, generation: generation) }
     }
@@ -569,10 +582,10 @@ public final class KafkaConsumer: Sendable {
         private var retired: [[KafkaRecord]] = []
         private(set) var assignment: Set<KafkaTopicPartition> = []
         private(set) var lag: [KafkaTopicPartition: Int64] = [:]
-        /// Counts revocations; a batch carries the count at its hand-over.
+        /// Counts revocations and seeks; a batch carries the count at its hand-over.
         private(set) var generation: UInt64 = 0
         private var deliveryStopped = false
-        /// The generation each partition was last revoked in.
+        /// The generation each partition was last revoked or sought in.
         private var revokedIn: [KafkaTopicPartition: UInt64] = [:]
         let maxBuffered: Int
 
@@ -580,8 +593,9 @@ public final class KafkaConsumer: Sendable {
             KafkaRecordBatch(records: buffer.popFirst(max), generation: generation)
         }
 
-        /// Whether `partition` was revoked after a batch of `generation` was handed over (its records are
-        /// stale: the partition's next owner, maybe this member again, reads them from the committed offset).
+        /// Whether `partition` was revoked or sought after a batch of `generation` was handed over (its records
+        /// are stale: the partition's next owner, maybe this member again, reads them from the committed offset;
+        /// after a seek, this member reads from the seek's offset).
         func isStale(_ partition: KafkaTopicPartition, generation: UInt64) -> Bool {
             if let revoked = revokedIn[partition], revoked > generation { return true }
             return !assignment.contains(partition)
@@ -704,10 +718,15 @@ public final class KafkaConsumer: Sendable {
             return wakeWaiter()
         }
 
-        mutating func requestSeek(_ request: SeekRequest) -> Bool {
-            guard case .running = lifecycle else { return false }
+        /// Queues a seek for the poll thread; the partition's records handed over until now are stale at once.
+        /// Returns the generation it began. Throws once closing, or for a partition that is not assigned.
+        mutating func requestSeek(_ request: SeekRequest) throws(KafkaError) -> UInt64 {
+            guard case .running = lifecycle else { throw KafkaError.state(reason: "seek after close") }
+            try checkAssigned([request.partition], "seek")
             requests.append(.seek(request))
-            return true
+            generation += 1
+            revokedIn[request.partition] = generation
+            return generation
         }
 
         /// Pauses (or resumes) assigned partitions for the reader at once, and inside librdkafka from the poll
@@ -810,7 +829,7 @@ public final class KafkaConsumer: Sendable {
 public struct KafkaRecordBatch: Sendable {
     /// The records, in order per partition.
     public var records: [KafkaRecord]
-    /// The consumer's revocation count at the hand-over, for ``KafkaConsumer/isStale(_:generation:)``.
+    /// The consumer's count of revocations and seeks at the hand-over, for ``KafkaConsumer/isStale(_:generation:)``.
     public var generation: UInt64
 }
 
