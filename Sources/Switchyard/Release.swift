@@ -228,7 +228,13 @@ extension Worker {
         do {
             try await movePast(current.offset, of: tp, consumer: consumer)
         } catch {
-            noteError("release not applied", audit.merging(["error": "\(error)"]) { a, _ in a })
+            // Revoked before the release moved past its record: the release is kept, for that record only (its
+            // identity is the halt's), so the record's next halt here (the partition assigned again) applies it;
+            // another member that takes the partition applies it from the control topic, which it reads too.
+            var kept = release
+            if kept.request.recordTimestamp == nil { kept.request.recordTimestamp = current.timestampMilliseconds }
+            control.withLock { $0.pending[key, default: []].append(kept) }
+            logger.info("release kept for the record's next halt: its partition was revoked before it applied", audit.merging(["error": "\(error)"]) { a, _ in a })
             return
         }
         metrics.releases.labels(request.topic).increment()

@@ -5,7 +5,8 @@ import SwitchyardCatalog
 import SwitchyardTestSupport
 import Testing
 
-/// A release races with the record loop: what was read before its seek is never stored.
+/// A release races with the record loop and with rebalances: what was read before its seek is never stored,
+/// and a release its partition's revocation kept from applying applies when the partition comes back.
 @Suite(.serialized, .timeLimit(.minutes(4)))
 struct ReleaseRaceTests {
     static let good = try! Harness.fixture("payment-captured-v2.json")
@@ -74,5 +75,70 @@ struct ReleaseRaceTests {
         #expect(again.filter { $0.partition == 0 }.map(\.offset) == [2, 3, 4])
         await consumer.close()
         await producer.close(timeout: .seconds(5))
+    }
+
+    /// A release arrives for halted payments/1, and the partition is revoked before the release moves past the
+    /// record (another member joins, and the range assignor gives it payments/1). The release
+    /// cannot apply then; it is kept, and when the partition comes back to this worker and the record halts
+    /// again, the release applies: the next record is handled and the committed offset passes both.
+    @Test func aReleaseRevokedBeforeItAppliesAppliesWhenThePartitionComesBack() async throws {
+        let harness = try Harness(topics: ["payments": 2, "payments.dlq": 1, "switchyard.control": 1])
+        let p1 = KafkaTopicPartition(topic: "payments", partition: 1)
+        for value in [Self.good, Self.bad, Self.good] { try await harness.produce("payments", partition: 1, value: value) }
+        var config = harness.configuration(["payments": TopicConfiguration(catalog: .payments, deadLetterTopic: "payments.dlq")])
+        config.kafka["partition.assignment.strategy"] = "range"
+        let worker = try RunningWorker(config)
+        try await eventually(.seconds(60), "payments/1 halted at 1") { worker.worker.status.halted[p1]?.offset == 1 }
+
+        let reached = Locked(false)
+        let proceed = Locked(false)
+        worker.worker.raceHooks.set(.beforeReleaseApplies) { _ in
+            reached.withLock { $0 = true }
+            while !proceed.withLock({ $0 }) {
+                do { try await Task.sleep(for: .milliseconds(20)) } catch { return }
+            }
+        }
+        let release = ReleaseRequest(group: harness.group, topic: "payments", partition: 1, offset: 1, reason: "test: revoked before it applies", operator: "tests")
+        _ = try await harness.producer.send(KafkaProducerRecord(topic: "switchyard.control", value: try CanonicalJSONEncoder().encode(release)))
+        try await eventually(.seconds(30), "the release matched its halt") { reached.withLock { $0 } }
+
+        // The range assignor gives the other member one of the two partitions: members join until one gets payments/1.
+        var kafka = Harness.fastKafka
+        kafka["partition.assignment.strategy"] = "range"
+        var other: KafkaConsumer?
+        for attempt in 1...8 where other == nil {
+            let assignedBefore = worker.logs.entries.filter { $0.message == "partitions assigned" }.count
+            let member = try KafkaConsumer.make(
+                configuration: KafkaConsumerConfiguration(
+                    groupID: harness.group, topics: ["payments"],
+                    kafka: KafkaConfiguration(bootstrapServers: [harness.broker.bootstrapServers], clientID: "a-other-\(attempt)", properties: kafka, logLevel: .error)),
+                logger: NoOpKafkaLogger())
+            try await eventually(.seconds(60), "the group rebalanced with the other member") {
+                member.assignment.contains(p1)
+                    || (worker.worker.status.assignment.contains(p1)
+                        && worker.logs.entries.filter { $0.message == "partitions assigned" }.count > assignedBefore)
+            }
+            if member.assignment.contains(p1) {
+                other = member
+            } else {
+                await member.close()
+            }
+        }
+        let taker = try #require(other, "no other member took payments/1")
+        try await eventually(.seconds(30), "payments/1 revoked from the worker") { !worker.worker.status.assignment.contains(p1) }
+        proceed.withLock { $0 = true }
+        try await eventually(.seconds(30), "the release tried") {
+            worker.logs.entries.contains { $0.message.hasPrefix("release kept for the record's next halt") || $0.message == "release not applied" }
+        }
+        await taker.close()
+        try await eventually(.seconds(60), "payments/1 released once it came back") {
+            worker.counter("switchyard_releases_total", ["topic": "payments"]) == 1 && worker.worker.status.halted[p1] == nil
+                && worker.worker.status.assignment.contains(p1)
+        }
+        try await eventually(.seconds(30), "the record after the released one handled") {
+            worker.counter("switchyard_events_decoded_total", ["topic": "payments", "type": "payment.captured"]) >= 2
+        }
+        try await worker.stop()
+        #expect(try await harness.committed([p1])[p1] == 3)
     }
 }
