@@ -78,7 +78,7 @@ struct ReleaseRaceTests {
     }
 
     /// A release arrives for halted payments/1, and the partition is revoked before the release moves past the
-    /// record (another member joins, and the range assignor gives it payments/1). The release
+    /// record (the coordinator starts a rebalance and holds the worker's rejoin). The release
     /// cannot apply then; it is kept, and when the partition comes back to this worker and the record halts
     /// again, the release applies: the next record is handled and the committed offset passes both.
     @Test func aReleaseRevokedBeforeItAppliesAppliesWhenThePartitionComesBack() async throws {
@@ -102,35 +102,16 @@ struct ReleaseRaceTests {
         _ = try await harness.producer.send(KafkaProducerRecord(topic: "switchyard.control", value: try CanonicalJSONEncoder().encode(release)))
         try await eventually(.seconds(30), "the release matched its halt") { reached.withLock { $0 } }
 
-        // The range assignor gives the other member one of the two partitions: members join until one gets payments/1.
-        var kafka = Harness.fastKafka
-        kafka["partition.assignment.strategy"] = "range"
-        var other: KafkaConsumer?
-        for attempt in 1...8 where other == nil {
-            let assignedBefore = worker.logs.entries.filter { $0.message == "partitions assigned" }.count
-            let member = try KafkaConsumer.make(
-                configuration: KafkaConsumerConfiguration(
-                    groupID: harness.group, topics: ["payments"],
-                    kafka: KafkaConfiguration(bootstrapServers: [harness.broker.bootstrapServers], clientID: "a-other-\(attempt)", properties: kafka, logLevel: .error)),
-                logger: NoOpKafkaLogger())
-            try await eventually(.seconds(60), "the group rebalanced with the other member") {
-                member.assignment.contains(p1)
-                    || (worker.worker.status.assignment.contains(p1)
-                        && worker.logs.entries.filter { $0.message == "partitions assigned" }.count > assignedBefore)
-            }
-            if member.assignment.contains(p1) {
-                other = member
-            } else {
-                await member.close()
-            }
-        }
-        let taker = try #require(other, "no other member took payments/1")
+        // The coordinator answers a heartbeat with REBALANCE_IN_PROGRESS (the worker revokes its assignment and
+        // rejoins) and refuses the rejoin (COORDINATOR_NOT_AVAILABLE, retried) until the release was tried.
+        harness.broker.pushRequestErrors(.joinGroup, Array(repeating: EmbeddedBroker.ErrorCode(rawValue: 15), count: 10_000))
+        harness.broker.pushRequestErrors(.heartbeat, [EmbeddedBroker.ErrorCode(rawValue: 27)])
         try await eventually(.seconds(30), "payments/1 revoked from the worker") { !worker.worker.status.assignment.contains(p1) }
         proceed.withLock { $0 = true }
         try await eventually(.seconds(30), "the release tried") {
             worker.logs.entries.contains { $0.message.hasPrefix("release kept for the record's next halt") || $0.message == "release not applied" }
         }
-        await taker.close()
+        harness.broker.clearRequestErrors(.joinGroup)
         try await eventually(.seconds(60), "payments/1 released once it came back") {
             worker.counter("switchyard_releases_total", ["topic": "payments"]) == 1 && worker.worker.status.halted[p1] == nil
                 && worker.worker.status.assignment.contains(p1)
