@@ -61,6 +61,9 @@ final class PartitionProgress: Sendable {
         /// Paused because ``Limits`` were exceeded; resumed below half of them (unless halted).
         var backPressured = false
         var limits = Limits(records: .max, bytes: .max)
+        /// The consumer's generation after this partition's last release's seek: records of a batch of an earlier
+        /// generation were read before the seek, and are neither processed nor stored.
+        var releasedAt: UInt64 = 0
 
         var pendingCount: Int { pending.count - head }
     }
@@ -77,6 +80,23 @@ final class PartitionProgress: Sendable {
     /// The offset the partition is halted or halting at, if any.
     var haltOffset: Int64? { state.withLock { $0.haltAt } }
 
+    /// Whether records of a batch of `batchStamp` (its ``KafkaRecordBatch/generation``) are processed: the
+    /// partition is still this lane's, not halted, and not released since the batch was taken (a release seeks
+    /// past the halted record, and what was read before the seek is read again after it).
+    func admitsRun(batchStamp: UInt64) -> Bool {
+        state.withLock { $0.open && $0.haltAt == nil && $0.releasedAt <= batchStamp }
+    }
+
+    /// Whether a handler lane runs the record at `offset` of a batch of `batchStamp`: the partition is
+    /// still this lane's, it is not halted at an earlier record, and it was not released since the batch was
+    /// taken (the record is read again after the release's seek).
+    func admitsHandler(offset: Int64, batchStamp: UInt64) -> Bool {
+        state.withLock { s in
+            guard s.open, s.releasedAt <= batchStamp else { return false }
+            return s.haltAt.map { offset <= $0 } ?? true
+        }
+    }
+
     /// A record whose outcome is on its way, and its size.
     struct PendingRecord {
         var offset: Int64
@@ -87,15 +107,20 @@ final class PartitionProgress: Sendable {
     /// their outcome; every other record below `processedThrough` is complete. `haltAt`: the run stopped at a
     /// halting record, registered pending (`haltDone`: its dead letter is already durable).
     ///
+    /// False, and nothing handed over, when the partition was revoked or released since the run's batch (of
+    /// generation `batchStamp`) was taken: its records are read again (by the next owner, or after the release's seek), so
+    /// nothing of the run may be stored or carried out.
+    ///
     /// Past `limits` the partition is paused (its records wait in the broker, other partitions go on) until
     /// what is pending falls below half of them: the memory of records in flight, and of the pending list
     /// behind one that does not finish (a stuck handler, a key that keeps failing), stays bounded.
+    @discardableResult
     func handOver(
         pending: [PendingRecord], processedThrough: Int64, haltAt: Int64? = nil, haltDone: Bool = false,
-        limits: Limits = Limits(records: .max, bytes: .max)
-    ) {
-        let waiter = state.withLock { s -> CheckedContinuation<Bool, Never>? in
-            guard s.open else { return nil }
+        limits: Limits = Limits(records: .max, bytes: .max), batchStamp: UInt64 = .max
+    ) -> Bool {
+        let (accepted, waiter) = state.withLock { s -> (Bool, CheckedContinuation<Bool, Never>?) in
+            guard s.open, s.releasedAt <= batchStamp else { return (false, nil) }
             s.limits = limits
             for record in pending {
                 s.pending.append(Entry(offset: record.offset, bytes: record.bytes, done: false, halts: false))
@@ -115,9 +140,10 @@ final class PartitionProgress: Sendable {
                     // Revoked meanwhile (`pause` refuses a partition that is not assigned): nothing to pause.
                 }
             }
-            return advance(&s)
+            return (true, advance(&s))
         }
         waiter?.resume(returning: true)
+        return accepted
     }
 
     /// Records pending (on their way, or done behind one that is not) and the bytes of those on their way.
@@ -172,11 +198,15 @@ final class PartitionProgress: Sendable {
     }
 
     /// A release of the halted record at `offset`: the lane goes on from `offset + 1` (the caller seeks there).
-    /// False when the partition is not halted at `offset`.
+    /// `stamp` (the consumer's generation once the seek was asked for, which made the partition's earlier
+    /// batches stale) invalidates every record read before: a run of an earlier batch, still in the record loop
+    /// or queued in a handler lane, is dropped, never stored (it is read again after the seek). False when the
+    /// partition is not halted at `offset`.
     @discardableResult
-    func release(at offset: Int64) -> Bool {
+    func release(at offset: Int64, stamp: UInt64) -> Bool {
         state.withLock { s in
             guard s.open, s.haltAt == offset else { return false }
+            s.releasedAt = max(s.releasedAt, stamp)
             s.haltAt = nil
             s.haltReached = false
             s.pending.removeAll()

@@ -93,7 +93,8 @@ struct RecordLoop {
                 lane.isTouched = true
                 touched.append(lane)
             }
-            completed += try lane.process(records[i..<j], loop: self, limits: limits)
+            completed += try lane.process(records[i..<j], loop: self, limits: limits, generation: batch.generation)
+            await worker.raceHooks.run(.afterRun, first.topicPartition)
         }
         for lane in touched { lane.flushMetrics(worker.metrics) }
         // Records durable within the batch; the others are observed when their outcome is (``Effects/durable(readAt:)``).
@@ -274,6 +275,8 @@ final class Lane {
         var halt: (offset: Int64, done: Bool)?
         /// The partition is halted at an earlier record: nothing from here on is processed.
         var held = false
+        /// The halting record and its failure: the halt starts once the run is handed over.
+        var halting: (record: KafkaRecord, failure: DecodeFailure, since: Timestamp)?
 
         /// Whether nothing after the last record is processed in this run.
         var stopped: Bool { halt != nil || held }
@@ -282,10 +285,13 @@ final class Lane {
     /// Decodes and decides every record of one run, then hands the effects over: pending offsets to the
     /// watermark, sends to the producer, handler calls to the handler lanes.
     ///
+    /// `generation`: the batch's (``KafkaRecordBatch/generation``). A run of a partition halted at an earlier
+    /// record, or released since the batch was taken, is not processed: its records are read again after the
+    /// release's seek.
+    ///
     /// - Returns: How many records completed at once (no effect to wait for).
-    func process(_ run: ArraySlice<KafkaRecord>, loop: RecordLoop, limits: PartitionProgress.Limits) throws -> Int {
-        // Held: a halt at an earlier record; these records are read again after the release's seek.
-        if progress.haltOffset != nil { return 0 }
+    func process(_ run: ArraySlice<KafkaRecord>, loop: RecordLoop, limits: PartitionProgress.Limits, generation: UInt64) throws -> Int {
+        guard progress.admitsRun(batchStamp: generation) else { return 0 }
         let worker = loop.worker
         let configuration = topic.configuration
         let hasHandlers = !worker.handlers.isEmpty
@@ -336,14 +342,21 @@ final class Lane {
             }
         }
         guard let next = state.next else { return state.completed }
-        progress.handOver(
-            pending: pending, processedThrough: next, haltAt: state.halt?.offset, haltDone: state.halt?.done ?? false, limits: limits)
+        // Refused when a release (or a revocation) came while the run was decoded: nothing of it is carried out.
+        guard progress.handOver(
+            pending: pending, processedThrough: next, haltAt: state.halt?.offset, haltDone: state.halt?.done ?? false, limits: limits,
+            batchStamp: generation)
+        else { return 0 }
+        if let halting = state.halting {
+            startHalt(halting.record, failure: halting.failure, since: halting.since, worker: worker, consumer: loop.consumer)
+        }
         if !sends.isEmpty {
             let sequence = sendSequence ?? SendSequence(effects: loop.effects, progress: progress)
             sendSequence = sequence
             for send in sends { sequence.submit(send) }
         }
-        for item in handlerItems {
+        for var item in handlerItems {
+            item.generation = generation
             loop.effects.started()
             handlerLane(for: item.record, worker: worker, effects: loop.effects).enqueue(item)
         }
@@ -398,7 +411,7 @@ final class Lane {
             if action == .deadLetterThenHalt {
                 state.halt = (record.offset, false)
                 state.next = record.offset
-                startHalt(record, failure: failure, since: Timestamp(failedAt ?? Date()), worker: worker, consumer: loop.consumer)
+                state.halting = (record, failure, Timestamp(failedAt ?? Date()))
             } else {
                 pending.append(PartitionProgress.PendingRecord(offset: record.offset, bytes: record.pendingBytes))
             }
@@ -406,7 +419,7 @@ final class Lane {
             guard case .failed(let failure) = decoded.outcome else { return }
             state.halt = (record.offset, true)
             state.next = record.offset
-            startHalt(record, failure: failure, since: Timestamp(failedAt ?? Date()), worker: worker, consumer: loop.consumer)
+            state.halting = (record, failure, Timestamp(failedAt ?? Date()))
         case .skipReleased:
             worker.metrics.releases.labels(record.topic).increment()
             worker.logger.notice("halted offset released", record.position)
@@ -414,8 +427,9 @@ final class Lane {
         }
     }
 
-    /// A strict failure: pause the partition at once (nothing after the record is delivered), and once the
-    /// record and everything before it is durable, halt there or apply a release that was already read.
+    /// A strict failure, once its run is handed over: pause the partition (nothing after the record is
+    /// delivered; what was read after it is held), and once the record and everything before it is durable,
+    /// halt there or apply a release that was already read.
     private func startHalt(_ record: KafkaRecord, failure: DecodeFailure, since: Timestamp, worker: Worker, consumer: KafkaConsumer) {
         Self.startHalt(record, progress: progress, failure: failure, handlerKind: nil, since: since, worker: worker, consumer: consumer)
     }
@@ -451,10 +465,7 @@ final class Lane {
                 worker.noteError("partition halted", metadata)
             case .released(let release):
                 do {
-                    progress.release(at: offset)
-                    try consumer.storeOffset(tp, nextOffset: offset + 1)
-                    try await consumer.seek(tp, to: offset + 1)
-                    try consumer.resume([tp])
+                    try await worker.movePast(offset, of: tp, consumer: consumer)
                 } catch {
                     worker.logger.info("release not applied: partition no longer assigned", position)
                     return
@@ -570,6 +581,9 @@ struct HandlerItem: Sendable {
     let republish: Effects.Send?
     /// When the record was read: its processing time, handler and sends included, is measured from here.
     let readAt: ContinuousClock.Instant = .now
+    /// Its batch's generation (``KafkaRecordBatch/generation``): a release of the partition since then drops
+    /// it (it is read again after the release's seek).
+    var generation: UInt64 = 0
 
     init(record: KafkaRecord, type: String, handler: (@Sendable (RecordContext) async throws -> HandlerOutcome)?, republish: Effects.Send?) {
         self.record = record.detached()
@@ -619,8 +633,8 @@ final class HandlerLane: Sendable {
                 // After an abandoned record or a stop, nothing more is started: the record stays pending (never
                 // stored) and is read again by the partition's next owner. Behind a halt (a handler's, at an
                 // earlier record), nothing runs: these records are read again after the release.
-                guard !effects.isAbandoned, !effects.isPastAbandonTime, progress.isOpen,
-                    progress.haltOffset.map({ item.record.offset <= $0 }) ?? true
+                guard !effects.isAbandoned, !effects.isPastAbandonTime,
+                    progress.admitsHandler(offset: item.record.offset, batchStamp: item.generation)
                 else {
                     effects.finished()
                     continue

@@ -121,6 +121,21 @@ extension Worker {
 }
 
 extension Worker {
+    /// Moves a halted partition past its record at `offset` (a release): the seek first, which makes the
+    /// partition's records already read stale (a batch still in the record loop, records queued in a handler
+    /// lane: read before the seek, they are read again after it), then the watermark, the stored offset, and
+    /// the resume. The partition is paused until then, so nothing of it is read in between.
+    ///
+    /// - Throws: When the partition is no longer assigned (revoked meanwhile).
+    func movePast(_ offset: Int64, of tp: KafkaTopicPartition, consumer: KafkaConsumer) async throws {
+        let generation = try await consumer.seek(tp, to: offset + 1)
+        progress.withLock { $0[tp] }?.release(at: offset, stamp: generation)
+        try consumer.storeOffset(tp, nextOffset: offset + 1)
+        try consumer.resume([tp])
+    }
+}
+
+extension Worker {
     /// Reads the control topic from its beginning (a private group per process, no commits matter) and
     /// applies releases for this worker's group.
     func watchControlTopic(kafka: KafkaConfiguration, consumer: KafkaConsumer, logger kafkaLogger: any KafkaLogger) async {
@@ -199,7 +214,7 @@ extension Worker {
                 return nil
             }
         }
-        guard current != nil else {
+        guard let current else {
             if let halt = state.withLock({ $0.halted[tp] }) {
                 logger.warning("release does not match the halt", audit.merging(["halt.offset": String(halt.offset)]) { a, _ in a })
             } else if writtenBeforeStart {
@@ -209,13 +224,17 @@ extension Worker {
             }
             return
         }
+        await raceHooks.run(.beforeReleaseApplies, tp)
         do {
-            progress.withLock { $0[tp] }?.release(at: request.offset)
-            try consumer.storeOffset(tp, nextOffset: request.offset + 1)
-            try await consumer.seek(tp, to: request.offset + 1)
-            try consumer.resume([tp])
+            try await movePast(current.offset, of: tp, consumer: consumer)
         } catch {
-            noteError("release not applied", audit.merging(["error": "\(error)"]) { a, _ in a })
+            // Revoked before the release moved past its record: the release is kept, for that record only (its
+            // identity is the halt's), so the record's next halt here (the partition assigned again) applies it;
+            // another member that takes the partition applies it from the control topic, which it reads too.
+            var kept = release
+            if kept.request.recordTimestamp == nil { kept.request.recordTimestamp = current.timestampMilliseconds }
+            control.withLock { $0.pending[key, default: []].append(kept) }
+            logger.info("release kept for the record's next halt: its partition was revoked before it applied", audit.merging(["error": "\(error)"]) { a, _ in a })
             return
         }
         metrics.releases.labels(request.topic).increment()

@@ -220,6 +220,8 @@ public final class Worker: Sendable {
     let control = Mutex(ControlState())
     /// Set once; `stop()` wakes the loop through it.
     let stopSignal = Mutex<StopState>(StopState())
+    /// Where tests hold the worker to order a race (``RaceHooks``).
+    let raceHooks = RaceHooks()
     /// Each assigned partition's completion watermark, for revocations and releases.
     let progress = Mutex<[KafkaTopicPartition: PartitionProgress]>([:])
     /// `record dead-lettered` warnings: rate-limited, the rest summed up once a second (``watchLag(_:)``).
@@ -241,7 +243,6 @@ public final class Worker: Sendable {
         logger.warning("dead-letter warnings suppressed", LogRateLimit.summary(suppressed, perSecond: perSecond))
     }
 
-    /// Registers a partition's watermark (a newer one replaces a revoked one).
     /// Registers a new lane's watermark, unless its partition was revoked since `generation` (false): the
     /// check and the registration are one step against ``rebalanced(_:)``, so a lane is either stale or closed
     /// by the revocation.

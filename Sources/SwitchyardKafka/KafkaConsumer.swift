@@ -122,6 +122,10 @@ public final class KafkaConsumer: Sendable {
                 }
                 withExtendedLifetime(retired) {}
                 if shared.state.withLock({ $0.isStopping }) { break }
+                if shared.holdsPolls.load(ordering: .acquiring) {
+                    usleep(1_000)
+                    continue
+                }
                 // Backpressure. A full buffer first waits for the reader, without polling: a pause inside
                 // librdkafka drops what it prefetched, and the fetches after the resume cost far more than a
                 // reader a few milliseconds behind. A reader behind for longer (a slow handler) gets the
@@ -146,6 +150,7 @@ public final class KafkaConsumer: Sendable {
                 // 100 ms, or a wakeConsumer) and then whatever came with it. The batch call waits for a whole
                 // batch, so it waits only for one record. Handed over under one lock: the reader wakes once per
                 // batch, not once per record.
+                shared.poll.begin(messages)
                 var count = client.consumeBatch(timeoutMilliseconds: 0, into: messages, from: 0, count: maxBatch)
                 if count == 0 {
                     count = client.consumeBatch(timeoutMilliseconds: 100, into: messages, from: 0, count: 1)
@@ -153,13 +158,22 @@ public final class KafkaConsumer: Sendable {
                         count += client.consumeBatch(timeoutMilliseconds: 0, into: messages, from: 1, count: maxBatch - 1)
                     }
                 }
+                let revocations = shared.poll.end()
                 var batch: [KafkaRecord] = []
                 batch.reserveCapacity(count)
                 var batchBytes = 0
                 var errors: [KafkaError] = []
+                var droppedStale = false
                 for index in 0..<count {
                     switch client.take(messages, at: index, topicNames: &topicNames, keepingMessages: keepingMessages) {
                     case .record(let record):
+                        // Taken before a revocation served inside these calls: read from the revoked assignment,
+                        // whatever assignment follows (the partition may be assigned again at once, and its next
+                        // records come from its committed offset).
+                        if !revocations.isEmpty, revocations.contains(where: { index < $0.taken && ($0.partitions?.contains(record.topicPartition) ?? true) }) {
+                            droppedStale = true
+                            continue
+                        }
                         batchBytes &+= record.valueCount ?? 0
                         batch.append(record)
                     case .error(let error):
@@ -168,6 +182,8 @@ public final class KafkaConsumer: Sendable {
                         break
                     }
                 }
+                // A dropped record may keep its message in its slot: the next calls get new slots.
+                if droppedStale && batch.isEmpty && keepingMessages { messages = RDKafkaMessages(capacity: maxBatch, client: client) }
                 if !batch.isEmpty {
                     if keepingMessages { messages = RDKafkaMessages(capacity: maxBatch, client: client) }
                     prefetch.observe(records: batch.count, bytes: batchBytes)
@@ -290,23 +306,42 @@ public final class KafkaConsumer: Sendable {
     }
 
     /// Moves an assigned partition to `offset`: the next record of that partition is the one at `offset`.
-    /// Buffered records of the partition are dropped.
-    public func seek(_ partition: KafkaTopicPartition, to offset: Int64) async throws {
+    /// Buffered records of the partition are dropped, and records of it in batches already handed over are
+    /// stale from the call on (``isStale(_:generation:)``): they were read before the seek.
+    ///
+    /// - Throws: ``KafkaError/Code/state`` after ``close()``, or for a partition that is not assigned to this
+    ///   member.
+    /// - Returns: The generation the seek began: a batch of an earlier one holds the partition's records from
+    ///   before the seek.
+    @discardableResult
+    public func seek(_ partition: KafkaTopicPartition, to offset: Int64) async throws -> UInt64 {
         guard !signal.isStopRequested else { throw KafkaError.state(reason: "seek after close") }
         let shared = self.shared
+        let generation = Mutex<UInt64>(0)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let accepted = shared.state.withLock {
-                $0.requestSeek(.init(partition: partition, offset: offset, continuation: continuation))
+            let refused = shared.state.withLock { state -> KafkaError? in
+                do throws(KafkaError) {
+                    let began = try state.requestSeek(.init(partition: partition, offset: offset, continuation: continuation))
+                    generation.withLock { $0 = began }
+                    return nil
+                } catch {
+                    return error
+                }
             }
-            if !accepted {
-                continuation.resume(throwing: KafkaError.state(reason: "seek after close"))
-            }
+            if let refused { continuation.resume(throwing: refused) }
         }
         client.wakeConsumer()
+        return generation.withLock { $0 }
     }
 
-    /// Whether `partition`'s records in a batch of `generation` are stale: the partition was revoked since
-    /// (or is not assigned). Such records must be neither processed nor stored.
+    /// For tests: while held, the poll thread polls nothing, so librdkafka queues what it fetches and the
+    /// rebalances it starts for the first turn after the hold ends.
+    func holdPolls(_ hold: Bool) {
+        shared.holdsPolls.store(hold, ordering: .releasing)
+    }
+
+    /// Whether `partition`'s records in a batch of `generation` are stale: the partition was revoked or sought
+    /// since (or is not assigned). Such records must be neither processed nor stored.
     public func isStale(_ partition: KafkaTopicPartition, generation: UInt64) -> Bool {
         shared.state.withLock { $0.isStale(partition, generation: generation) }
     }
@@ -409,6 +444,11 @@ public final class KafkaConsumer: Sendable {
     /// What the poll thread, the C callbacks and the public API share.
     fileprivate final class Shared: Sendable {
         let state: Mutex<StateMachine>
+        /// The poll thread's batch calls in progress, for a revocation served inside them.
+        let poll = PollInProgress()
+        /// For tests: while set, the poll thread polls nothing (librdkafka queues fetched records and
+        /// rebalances for the next call). Internal; one atomic load per turn.
+        let holdsPolls = Atomic<Bool>(false)
         let events: AsyncStream<KafkaConsumerEvent>.Continuation
         let listener: (@Sendable (KafkaConsumerEvent) -> Void)?
 
@@ -428,12 +468,14 @@ public final class KafkaConsumer: Sendable {
                 listener?(.assigned(partitions.sorted()))
                 events.yield(.assigned(partitions.sorted()))
             case .revoked(let partitions, let lost):
+                poll.revoked(Set(partitions))
                 state.withLock { $0.revoked(partitions) }
                 listener?(.revoked(partitions.sorted(), lost: lost))
                 events.yield(.revoked(partitions.sorted(), lost: lost))
             case .failed(let error):
                 // librdkafka dropped the whole assignment: a revocation of every partition, as far as the
                 // application is concerned.
+                poll.revoked(nil)
                 let dropped = state.withLock { s -> [KafkaTopicPartition] in
                     let all = s.assignment.sorted()
                     s.revoked(nil)
@@ -509,6 +551,42 @@ public final class KafkaConsumer: Sendable {
         }
     }
 
+    /// The batch calls of one poll-thread turn, while they run: a rebalance callback served inside one of them
+    /// notes how many records the calls had taken when it revoked partitions. librdkafka 2.0 returns those with
+    /// the batch (its purge of records read before a rebalance came later), and they belong to the revoked
+    /// assignment even when the same partitions are assigned again within the same calls. Touched on the poll
+    /// thread only (the callbacks run there, inside the calls).
+    fileprivate final class PollInProgress: @unchecked Sendable {
+        struct Revocation {
+            /// nil: every partition.
+            var partitions: Set<KafkaTopicPartition>?
+            /// Slots filled when it was served: the records taken before it.
+            var taken: Int
+        }
+
+        private var messages: RDKafkaMessages?
+        private var revocations: [Revocation] = []
+
+        func begin(_ messages: RDKafkaMessages) {
+            self.messages = messages
+            revocations.removeAll(keepingCapacity: true)
+        }
+
+        /// The revocations served since ``begin(_:)``.
+        func end() -> [Revocation] {
+            messages = nil
+            return revocations
+        }
+
+        func revoked(_ partitions: Set<KafkaTopicPartition>?) {
+            // The calls fill slots from the first on, and every slot is empty before them.
+            guard let messages else { return }
+            var taken = 0
+            while taken < messages.capacity, messages.slots[taken] != nil { taken += 1 }
+            revocations.append(Revocation(partitions: partitions, taken: taken))
+        }
+    }
+
     // MARK: - State machine
 
     /// The consumer's state: the record buffer, the waiting reader, the assignment, paused partitions.
@@ -569,10 +647,10 @@ public final class KafkaConsumer: Sendable {
         private var retired: [[KafkaRecord]] = []
         private(set) var assignment: Set<KafkaTopicPartition> = []
         private(set) var lag: [KafkaTopicPartition: Int64] = [:]
-        /// Counts revocations; a batch carries the count at its hand-over.
+        /// Counts revocations and seeks; a batch carries the count at its hand-over.
         private(set) var generation: UInt64 = 0
         private var deliveryStopped = false
-        /// The generation each partition was last revoked in.
+        /// The generation each partition was last revoked or sought in.
         private var revokedIn: [KafkaTopicPartition: UInt64] = [:]
         let maxBuffered: Int
 
@@ -580,8 +658,9 @@ public final class KafkaConsumer: Sendable {
             KafkaRecordBatch(records: buffer.popFirst(max), generation: generation)
         }
 
-        /// Whether `partition` was revoked after a batch of `generation` was handed over (its records are
-        /// stale: the partition's next owner, maybe this member again, reads them from the committed offset).
+        /// Whether `partition` was revoked or sought after a batch of `generation` was handed over (its records
+        /// are stale: the partition's next owner, maybe this member again, reads them from the committed offset;
+        /// after a seek, this member reads from the seek's offset).
         func isStale(_ partition: KafkaTopicPartition, generation: UInt64) -> Bool {
             if let revoked = revokedIn[partition], revoked > generation { return true }
             return !assignment.contains(partition)
@@ -704,10 +783,15 @@ public final class KafkaConsumer: Sendable {
             return wakeWaiter()
         }
 
-        mutating func requestSeek(_ request: SeekRequest) -> Bool {
-            guard case .running = lifecycle else { return false }
+        /// Queues a seek for the poll thread; the partition's records handed over until now are stale at once.
+        /// Returns the generation it began. Throws once closing, or for a partition that is not assigned.
+        mutating func requestSeek(_ request: SeekRequest) throws(KafkaError) -> UInt64 {
+            guard case .running = lifecycle else { throw KafkaError.state(reason: "seek after close") }
+            try checkAssigned([request.partition], "seek")
             requests.append(.seek(request))
-            return true
+            generation += 1
+            revokedIn[request.partition] = generation
+            return generation
         }
 
         /// Pauses (or resumes) assigned partitions for the reader at once, and inside librdkafka from the poll
@@ -810,7 +894,7 @@ public final class KafkaConsumer: Sendable {
 public struct KafkaRecordBatch: Sendable {
     /// The records, in order per partition.
     public var records: [KafkaRecord]
-    /// The consumer's revocation count at the hand-over, for ``KafkaConsumer/isStale(_:generation:)``.
+    /// The consumer's count of revocations and seeks at the hand-over, for ``KafkaConsumer/isStale(_:generation:)``.
     public var generation: UInt64
 }
 

@@ -64,4 +64,29 @@ struct BenchWorkerTests {
         #expect(slow >= .milliseconds((count - 1) * sleep - 50), "with a \(sleep) ms handler: \(slow)")
         #expect(fast * 2 < slow, "without a handler: \(fast), with one: \(slow)")
     }
+
+    /// SIGTERM while a partition is paused at its pending limit (100 records) behind a 2 ms handler: the drain
+    /// finishes well within the shutdown timeout, so nothing is abandoned and no line says so ("record
+    /// abandoned", "… abandoned at shutdown"); what was handled before the signal is committed.
+    @Test func aDrainThatFinishesInTimeLogsNothingAbandoned() async throws {
+        let harness = try Harness(topics: ["feeds": 1, "feeds.dlq": 1])
+        var generator = CorpusGenerator(seed: 7)
+        for _ in 0..<2_000 {
+            try await harness.produce("feeds", partition: 0, value: generator.next(.feeds, shape: .current).value)
+        }
+        let (config, port) = try ConsumeProcessTests.writeConfig(harness, topics: ["feeds": ["catalog": "feeds", "policy": "lenient"]])
+        var document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: config))) as? [String: Any])
+        document["maxPendingRecordsPerPartition"] = 100
+        try JSONSerialization.data(withJSONObject: document).write(to: URL(fileURLWithPath: config))
+        let worker = try ChildProcess([config, "--handler-sleep-ms", "2"], executable: Self.binary)
+        try await eventually(.seconds(60), "records handled behind the pending limit") { try await Self.processed(port) >= 300 }
+        worker.signal(SIGTERM)
+        #expect(try await worker.waitForExit(within: .seconds(30)) == 0)
+        let abandoned = worker.stderr.split(separator: "\n").filter { $0.contains("abandoned") }
+        #expect(abandoned.isEmpty, "a drain that finished in time logged: \(abandoned.joined(separator: "\n"))")
+        #expect(worker.stderr.contains("worker stopped"))
+        let partition = KafkaTopicPartition(topic: "feeds", partition: 0)
+        let committed = try await harness.committed([partition])[partition] ?? 0
+        #expect(committed >= 300, "committed \(committed) after 300 records were handled")
+    }
 }
