@@ -9,7 +9,7 @@ ifdef CI
 SWIFT_FLAGS += -Xswiftc -warnings-as-errors
 endif
 
-.PHONY: deps build docs test conformance deploy-test demo bench bench-worker worker-instructions fuzz adversarial hardening clean
+.PHONY: deps build docs test conformance deploy-test demo bench bench-worker worker-instructions fuzz adversarial hardening chaos clean
 
 deps:
 	@scripts/install-deps.sh
@@ -87,6 +87,15 @@ adversarial: deps
 hardening: deps
 	FUZZ_SECONDS=30 scripts/fuzz.sh
 	scripts/adversarial.sh
+
+## make chaos: three workers in one group on a 3-broker `switchyard broker --control` for CHAOS_SECONDS (default 600)
+## of seeded faults (SIGKILL/SIGTERM and restarts, a broker down, produce/fetch/group request errors, leader and
+## coordinator moves, slow, stuck and failing handlers), then a checker that reads only Kafka: 0 lost, order kept,
+## duplicates explained, no partition stuck, peak RSS (scripts/chaos.py; CHAOS_SEED repeats a run's faults).
+CHAOS_SECONDS ?= 600
+chaos: build
+	.venv/bin/python scripts/chaos_check.py --self-test
+	CHAOS_SECONDS=$(CHAOS_SECONDS) .venv/bin/python scripts/chaos.py .build/chaos
 
 clean:
 	rm -rf .build .venv
