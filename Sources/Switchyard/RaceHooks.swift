@@ -20,8 +20,12 @@ final class RaceHooks: Sendable {
         armed.store(true, ordering: .releasing)
     }
 
+    /// Whether any point was set: the record loop asks this before it calls ``run(_:_:)`` once per run, so an
+    /// unset hook costs no call.
+    var isArmed: Bool { armed.load(ordering: .acquiring) }
+
     func run(_ point: Point, _ partition: KafkaTopicPartition) async {
-        guard armed.load(ordering: .acquiring), let body = bodies.withLock({ $0[point] }) else { return }
+        guard isArmed, let body = bodies.withLock({ $0[point] }) else { return }
         await body(partition)
     }
 }

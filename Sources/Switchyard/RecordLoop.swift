@@ -94,7 +94,7 @@ struct RecordLoop {
                 touched.append(lane)
             }
             completed += try lane.process(records[i..<j], loop: self, limits: limits, generation: batch.generation)
-            await worker.raceHooks.run(.afterRun, first.topicPartition)
+            if worker.raceHooks.isArmed { await worker.raceHooks.run(.afterRun, first.topicPartition) }
         }
         for lane in touched { lane.flushMetrics(worker.metrics) }
         // Records durable within the batch; the others are observed when their outcome is (``Effects/durable(readAt:)``).

@@ -5,8 +5,9 @@ import SwitchyardCatalog
 import SwitchyardTestSupport
 import Testing
 
-/// A release races with the record loop and with rebalances: what was read before its seek is never stored,
-/// and a release its partition's revocation kept from applying applies when the partition comes back.
+/// Releases and revocations race with the record loop: what was read before a release's seek or from a revoked
+/// assignment is never stored, and a release its partition's revocation kept from applying applies when the
+/// partition comes back.
 @Suite(.serialized, .timeLimit(.minutes(4)))
 struct ReleaseRaceTests {
     static let good = try! Harness.fixture("payment-captured-v2.json")
@@ -121,5 +122,57 @@ struct ReleaseRaceTests {
         }
         try await worker.stop()
         #expect(try await harness.committed([p1])[p1] == 3)
+    }
+
+    /// The record loop holds a batch with a run of payments/0 and then one of payments/1, whose lane does not
+    /// exist yet. Between the two runs the coordinator starts a rebalance: the consumer revokes both partitions,
+    /// then gets both back. The payments/1 run was read from the revoked assignment: the loop's check and the
+    /// watermark's registration (one step under the lock the revocation takes) make no lane for it, so nothing
+    /// of it is handled or stored, and the new assignment reads it again from the committed offset.
+    @Test func aRunOfAPartitionRevokedSinceItsBatchRegistersNoWatermark() async throws {
+        let harness = try Harness(topics: ["payments": 2, "payments.dlq": 1])
+        let p1 = KafkaTopicPartition(topic: "payments", partition: 1)
+        for partition in Int32(0)..<2 {
+            for _ in 0..<2 { try await harness.produce("payments", partition: partition, value: Self.good) }
+        }
+        let worker = try Worker(
+            configuration: harness.configuration(["payments": TopicConfiguration(catalog: .payments, deadLetterTopic: "payments.dlq")]),
+            logger: SwitchyardLogger(handler: InMemoryLogHandler(), level: .debug))
+        let consumer = try KafkaConsumer.make(
+            configuration: KafkaConsumerConfiguration(groupID: harness.group, topics: ["payments"], kafka: worker.consumerKafkaConfiguration),
+            logger: NoOpKafkaLogger(), rebalanceListener: { worker.rebalanced($0) })
+        let producer = try KafkaProducer.make(
+            configuration: KafkaProducerConfiguration(kafka: worker.producerKafkaConfiguration), logger: NoOpKafkaLogger())
+        let (read, generation) = try await Self.read(4, from: consumer)
+        let sorted = read.sorted { ($0.partition, $0.offset) < ($1.partition, $1.offset) }
+        try #require(sorted.map(\.partition) == [0, 0, 1, 1])
+        let batch = KafkaRecordBatch(records: sorted, generation: generation)
+
+        let rebalanced = Locked(false)
+        worker.raceHooks.set(.afterRun) { tp in
+            guard tp.partition == 0, !rebalanced.withLock({ $0 }) else { return }
+            harness.broker.pushRequestErrors(.joinGroup, Array(repeating: EmbeddedBroker.ErrorCode(rawValue: 15), count: 10_000))
+            harness.broker.pushRequestErrors(.heartbeat, [EmbeddedBroker.ErrorCode(rawValue: 27)])
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !consumer.assignment.isEmpty, ContinuousClock.now < deadline {
+                do { try await Task.sleep(for: .milliseconds(20)) } catch { return }
+            }
+            harness.broker.clearRequestErrors(.joinGroup)
+            while consumer.assignment.count < 2, ContinuousClock.now < deadline {
+                do { try await Task.sleep(for: .milliseconds(20)) } catch { return }
+            }
+            rebalanced.withLock { $0 = consumer.assignment.count == 2 }
+        }
+        var loop = RecordLoop(worker: worker, consumer: consumer, producer: producer, partitionCounts: ["payments": 2, "payments.dlq": 1])
+        _ = try await loop.process(batch)
+        #expect(rebalanced.withLock { $0 }, "both partitions revoked and assigned again between the runs")
+        #expect(worker.progress.withLock { $0[p1] } == nil, "a watermark registered for a run of the revoked assignment")
+        #expect(consumer.storedOffsets[p1] == nil)
+        #expect(worker.handled.load(ordering: .relaxed) == 2, "only payments/0's run handled")
+        // The new assignment reads payments/1 again from its start (nothing was committed).
+        let again = try await Self.read(2, from: consumer).records
+        #expect(again.filter { $0.partition == 1 }.map(\.offset) == [0, 1])
+        await consumer.close()
+        await producer.close(timeout: .seconds(5))
     }
 }
