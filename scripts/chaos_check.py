@@ -7,11 +7,15 @@ worker's promises. It never asks the workers.
     chaos_check.py --self-test                          feed the checks a lost, a reordered, a duplicated
                                                         and a stuck history; exit 0 when each is caught
 
-What the records carry (scripts/chaos.py writes them): the value's `id` is `KEY/SEQ/PSEQ`, SEQ counting the
-key's records from 1 and PSEQ the partition's (the producer picks the partition from the key); a record meant
-to be dead-lettered (malformed) has the header `chaos.expect: dead-letter`.
+What the records carry (scripts/chaos.py writes them): the value's `id` and the header `chaos.id` are
+`KEY/SEQ/PSEQ`, SEQ counting the key's records from 1 and PSEQ the partition's (the producer picks the
+partition from the key); a record meant to be dead-lettered (malformed) has the header
+`chaos.expect: dead-letter`.
 
 The invariants (each failure is printed; the exit status is 1 when any fails):
+- the input (a note, not a failure: such a record never reached the workers, and the checks below take the
+  input as it is): each key's and each partition's numbers count 1, 2, … without a gap; a gap is a record the
+  broker acknowledged to the producer and did not keep (figures["inputGaps"]).
 - lost: every input record is in its output topic (by id) or in its dead-letter topic (by the dead letter's
   switchyard.original.topic/partition/offset headers); 0 allowed.
 - dead letters: exactly the records marked `chaos.expect: dead-letter` are dead-lettered.
@@ -70,7 +74,8 @@ def check(plan, inputs, outputs, dead_letters, committed, ends, faults, slack=3.
     inputs/outputs/dead_letters: topic → [Record] in (partition, offset) order; committed/ends: (topic, partition)
     → offset; faults: [{"t": seconds, "kind": …}]. Returns (figures, failures)."""
     failures = []
-    figures = {"in": 0, "out": 0, "deadLetters": 0, "duplicates": 0, "duplicatesExplained": 0, "lost": 0}
+    figures = {"in": 0, "out": 0, "deadLetters": 0, "duplicates": 0, "duplicatesExplained": 0, "lost": 0, "inputGaps": 0,
+               "notes": []}
     disturbances = sorted(f["t"] for f in faults if f["kind"] in DISTURBING)
 
     def disturbed_between(first, repeat):
@@ -91,6 +96,27 @@ def check(plan, inputs, outputs, dead_letters, committed, ends, faults, slack=3.
                 if identity in by_id:
                     failures.append(f"{topic}: id {identity} is in the input twice (the producer's duplicate)")
                 by_id[identity] = r
+
+        # The input itself: each key's and each partition's records numbered 1, 2, … without a gap (the producer
+        # writes them in order, idempotently, and fails the soak on a delivery error), so a gap is a record the
+        # broker acknowledged and did not keep.
+        numbers = defaultdict(list)
+        for r in records:
+            identity = r.headers.get("chaos.id") or record_id(r.value)
+            parts = identity.split("/") if identity else []
+            if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
+                numbers[("key", parts[0])].append((int(parts[1]), r))
+                numbers[("partition", r.partition)].append((int(parts[2]), r))
+        for (what, name), seen in sorted(numbers.items(), key=lambda item: str(item[0])):
+            previous = 0
+            for n, r in seen:
+                if n != previous + 1:
+                    if what == "partition":
+                        figures["inputGaps"] += max(n - previous - 1, 0)
+                    figures["notes"].append(
+                        f"{topic}[{r.partition}]@{r.offset}: the input's {what} {name} goes from {previous} to {n} "
+                        f"(written {clock(r.timestamp)}): the broker did not keep a record it acknowledged to the producer")
+                previous = n
 
         # Dead letters: which input records they stand for, once each.
         lettered = {}
@@ -193,12 +219,11 @@ def check(plan, inputs, outputs, dead_letters, committed, ends, faults, slack=3.
 
 
 def read_topic(bootstrap, topic):
-    """Every record of `topic`, partition by partition in offset order, up to the end it has when read; and the
-    low watermarks (a partition whose log no longer starts at 0 lost records to the mock broker's retention)."""
+    """Every record of `topic`, partition by partition in offset order, up to the end it has when read (all of
+    them, or the check stops: a short read would hide a lost record); and the low watermarks (a partition whose log no longer starts at 0 lost records to the mock broker's retention)."""
     from confluent_kafka import Consumer, TopicPartition
 
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "chaos-checker", "enable.auto.commit": False,
-                         "enable.partition.eof": True})
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "chaos-checker", "enable.auto.commit": False})
     try:
         metadata = consumer.list_topics(topic, timeout=10).topics[topic]
         if metadata.error is not None:
@@ -217,8 +242,6 @@ def read_topic(bootstrap, topic):
                 if m is None:
                     raise SystemExit(f"chaos-check: {topic}[{p}]: read {len(got)} of {high - low} records, then nothing for 10 s")
                 if m.error():
-                    if m.error().code() == -191:  # _PARTITION_EOF
-                        break
                     raise SystemExit(f"chaos-check: {topic}[{p}]: {m.error()}")
                 headers = {k: (v.decode(errors="replace") if v is not None else None) for k, v in (m.headers() or [])}
                 key = m.key().decode(errors="replace") if m.key() is not None else None
@@ -327,6 +350,12 @@ def self_test():
     cases.append(("a duplicate after a leader move only", duplicate, "written again", [{"t": 30.0, "kind": "leader"}]))
     cases.append(("a duplicate of a record written long before a kill", duplicate, "written again", [{"t": 60.0, "kind": "kill"}]))
 
+    def broker_loss(h):
+        h[0]["t"] = [r for r in h[0]["t"] if r.offset != 3]
+        h[1]["t.out"] = [o for o in h[1]["t.out"] if record_id(o.value) != "b/2/4"]
+        return h
+    cases.append(("an input record the broker did not keep", broker_loss, "did not keep"))
+
     def stuck(h):
         h[3][("u", 1)] = 2
         return h
@@ -353,7 +382,8 @@ def self_test():
         name, change, want = case[0], case[1], case[2]
         faults = case[3] if len(case) > 3 else []
         inputs, outputs, dead, committed, ends = change(list(history()))
-        _, failures = check(plan, inputs, outputs, dead, committed, ends, faults)
+        figures, failures = check(plan, inputs, outputs, dead, committed, ends, faults)
+        failures = failures + figures["notes"]
         caught = any(want in f for f in failures) if want else not failures
         print(f"chaos-check self-test: {name}: {'ok' if caught else 'MISSED'}"
               + (f" ({failures[0]})" if failures and want else "") + ("" if caught or not failures else f": {failures}"))
@@ -375,7 +405,9 @@ def main():
         with open(sys.argv[3]) as f:
             faults = [json.loads(line) for line in f if line.strip()]
     figures, failures = check_cluster(bootstrap, plan, faults)
-    print(json.dumps(figures))
+    for note in figures["notes"]:
+        print(f"NOTE {note}")
+    print(json.dumps({k: v for k, v in figures.items() if k != "notes"}))
     for failure in failures[:50]:
         print(f"FAIL {failure}")
     if len(failures) > 50:
