@@ -520,7 +520,9 @@ def main():
             if ended - worst - 15 <= f["t"] <= ended:
                 kinds[f["kind"]] = kinds.get(f["kind"], 0) + 1
         during = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
-    print(f"  worst recovery: {worst:.1f} s without progress" + (f" ({place[0]}[{place[1]}]; faults in it and the 15 s before: {during or 'none'})" if place else ""))
+    window = f"{chaos_check.clock(ended - worst)}–{chaos_check.clock(ended)} UTC" if place else ""
+    print(f"  worst recovery: {worst:.1f} s without progress"
+          + (f" ({place[0]}[{place[1]}], {window}; faults in it and the 15 s before: {during or 'none'})" if place else ""))
     print(f"  peak RSS of a worker: {workers.peak_rss_kib / 1024:.0f} MB")
     if figures["inputGaps"]:
         print(f"  records the broker acknowledged to the soak's producer and did not keep (never seen by a worker): "
