@@ -78,7 +78,7 @@ let package = Package(
         .executableTarget(name: "switchyard-bench-worker", dependencies: ["Switchyard", "SwitchyardCatalog", "SwitchyardKafka"]),
         /// The worker with a handler a record's `chaos.handler` header makes slow, stuck or failing: the chaos soak's
         /// workers (scripts/chaos.py).
-        .executableTarget(name: "switchyard-chaos-worker", dependencies: ["Switchyard", "SwitchyardCatalog", "SwitchyardKafka"]),
+        .executableTarget(name: "switchyard-chaos-worker", dependencies: ["Switchyard", "SwitchyardCLI", "SwitchyardCatalog"]),
         /// The worker benchmark's librdkafka floor: a C consumer that only polls and reads each record.
         .executableTarget(name: "switchyard-bench-floor", linkerSettings: [.linkedLibrary("rdkafka")]),
         /// Writes N seeded corpus records (NDJSON or kcat -J envelopes), for scripts/replay-memory.sh.

@@ -5,7 +5,8 @@ independent check of what they wrote (scripts/chaos_check.py reads only Kafka).
     chaos.py OUT_DIR        (run by `make chaos`; logs, the plan and the fault log land in OUT_DIR)
 
 The setup: `switchyard broker --brokers 3 --control` (faults go in on its stdin), three
-`switchyard-chaos-worker` processes (the worker with a handler a record's `chaos.handler` header steers) in
+`switchyard-chaos-worker consume` processes (the `switchyard` command line built with a handler a record's
+`chaos.handler` header steers, as a team builds its own) in
 the group `chaos`, on two topics:
 - payments (strict, ordering `partition`, 4 partitions): payment.captured records, republished canonically to
   payments.out (1 partition, so the order of each input partition can be read back from it).
@@ -153,7 +154,7 @@ class Workers:
     def start(self, i):
         self.incarnations[i] += 1
         logfile = open(os.path.join(self.out, f"worker-{i}.{self.incarnations[i]}.log"), "w")
-        self.processes[i] = subprocess.Popen([os.path.join(BIN, "switchyard-chaos-worker"), self.configs[i]],
+        self.processes[i] = subprocess.Popen([os.path.join(BIN, "switchyard-chaos-worker"), "consume", "-c", self.configs[i]],
                                              stdout=logfile, stderr=subprocess.STDOUT)
         self.faults.record("start", worker=i)
 
