@@ -420,6 +420,19 @@ let placedPointer = "events/order.placed.json#/properties"
 }
 
 @Suite struct SchemaEvidenceTests {
+    /// Checks a record of `snapshot`'s first catalog as `schema check --records` does: each violation as
+    /// "kind path", another outcome as its description, nothing for a record that decodes.
+    static func violations(_ snapshot: SchemaSnapshot) -> (String) -> [String] {
+        let rules = RecordRules(snapshot: snapshot)
+        return { record in
+            switch rules.check(Array(record.utf8), catalog: snapshot.catalogs[0]) {
+            case .decoded: []
+            case .failed(_, let violations): violations.map { "\($0.kind) \($0.path)" }
+            case let other: ["\(other)"]
+            }
+        }
+    }
+
     @Test func countsTheRecordsEachChangeAffects() throws {
         let old = try Catalog.placed("").snapshot()
         let new = try Catalog.placed(#""warehouseId": {"type": "string"}, "qty": {"type": "integer", "minimum": 1}"#, required: ["warehouseId"]).snapshot()
@@ -481,14 +494,7 @@ let placedPointer = "events/order.placed.json#/properties"
                 {"type": "object", "required": ["kind"], "properties": {"kind": {"const": "bank"}}}]}}}
             """##
         let snapshot = try SchemaSnapshot.read([.init(name: "orders", schema: "orders.json", policy: .strict)]) { files[$0].map { Array($0.utf8) } }
-        let rules = RecordRules(snapshot: snapshot)
-        func violations(_ record: String) -> [String] {
-            switch rules.check(Array(record.utf8), catalog: snapshot.catalogs[0]) {
-            case .decoded: []
-            case .failed(_, let violations): violations.map { "\($0.kind) \($0.path)" }
-            case let other: ["\(other)"]
-            }
-        }
+        let violations = Self.violations(snapshot)
         // No envelope is asked for; a nullable member may be null; an unknown discriminator is the union's unknown.
         #expect(violations(#"{"type": "order.placed", "code": "EUR", "note": null, "pay": {"kind": "crypto"}}"#) == [])
         #expect(violations(#"{"type": "order.placed", "code": "EUR", "note": "ok", "price": 1.25, "labels": {"a": "b"}, "pay": {"kind": "card", "last4": "1"}}"#) == [])
@@ -509,14 +515,7 @@ let placedPointer = "events/order.placed.json#/properties"
               "entry": {"type": "array", "prefixItems": [{"type": "boolean"}], "minItems": 1}}}
             """#
         let snapshot = try SchemaSnapshot.read([.init(name: "orders", schema: "orders.json", policy: .strict)]) { files[$0].map { Array($0.utf8) } }
-        let rules = RecordRules(snapshot: snapshot)
-        func violations(_ record: String) -> [String] {
-            switch rules.check(Array(record.utf8), catalog: snapshot.catalogs[0]) {
-            case .decoded: []
-            case .failed(_, let violations): violations.map { "\($0.kind) \($0.path)" }
-            case let other: ["\(other)"]
-            }
-        }
+        let violations = Self.violations(snapshot)
         // The decoder's outcomes (the conformance case prefix-items): positions by index, extra items kept or refused.
         #expect(violations(#"{"type": "order.placed", "point": [1, "a"], "entry": [true, 1, {}]}"#) == [])
         #expect(violations(#"{"type": "order.placed", "point": [1, 2]}"#) == ["typeMismatch point[1]"])
