@@ -30,15 +30,7 @@ extension StringFormat {
         guard StringFormat.date.accepts(text) else { return nil }
         let digits = Array(text.utf8).map { Int($0) - Int(UInt8(ascii: "0")) }
         func number(_ range: Range<Int>) -> Int { range.reduce(0) { $0 * 10 + digits[$1] } }
-        let (year, month, day) = (number(0..<4), number(5..<7), number(8..<10))
-        // Days since 1970-01-01 in the proleptic Gregorian calendar, counted from March (so the leap day
-        // ends a year): the era of 400 years, the year in it, the day in that year.
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146_097 + dayOfEra - 719_468
+        let days = Timestamp.daysFromCivil(Int64(number(0..<4)), Int64(number(5..<7)), Int64(number(8..<10)))
         return Date(timeIntervalSince1970: TimeInterval(days) * 86_400)
     }
 }
