@@ -17,13 +17,44 @@ struct RebalanceTests {
         var record: String
         var start: ContinuousClock.Instant
         var end: ContinuousClock.Instant?
+        /// The handler's task was cancelled when it returned: its partition was revoked meanwhile.
+        var cancelled = false
+    }
+
+    /// Whether a worker's commit at a revocation did not happen: refused, or skipped because the assignment was
+    /// lost. Only then may the next owner handle records again from the group's last periodic commit
+    /// (at-least-once). The embedded broker refuses every commit while its group is joining
+    /// (`REBALANCE_IN_PROGRESS`), where Apache Kafka accepts one from the current generation until the
+    /// rebalance completes; so here a revocation's commit fails whenever a member's join started the rebalance.
+    static func aRevocationLeftOffsetsUncommitted(_ workers: [RunningWorker]) -> Bool {
+        workers.contains { worker in
+            worker.logs.entries.contains {
+                ($0.message == "kafka error" && ($0.metadata["error"] ?? "").contains("commit on revocation failed"))
+                    || ($0.message == "partitions revoked" && $0.metadata["kafka.lost"] == "true")
+            }
+        }
+    }
+
+    /// One partition's records as they were written (republished or dead-lettered), by source offset, where each
+    /// is written once by each owner that handles it: an owner goes on record after record, and a new owner may
+    /// start again from an earlier committed offset (a replay), but nothing jumps ahead. The jumps ahead found.
+    static func jumpsAhead(_ offsets: [Int]) -> [String] {
+        zip(offsets, offsets.dropFirst()).compactMap { previous, next in next > previous + 1 ? "\(previous)→\(next)" : nil }
+    }
+
+    /// What each worker saw of the group, for a failure's message.
+    static func groupLog(_ worker: RunningWorker) -> String {
+        worker.logs.entries.filter { $0.message.hasPrefix("partitions") || $0.message == "kafka error" }
+            .map { "\($0.message) \($0.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))" }
+            .joined(separator: "; ")
     }
 
     /// Worker A's handler of each partition's first record outlives the rebalance a second worker's join starts
     /// (it ignores cancellation and takes 6 s), under the eager protocol, which revokes every partition and
     /// may give one back to A at once. The revoke waits for it: it never runs beside another run of the same
-    /// record (on A's next lane or on B), and its success after the revoke publishes nothing; every record is
-    /// republished exactly once, in offset order per partition.
+    /// record (on A's next lane or on B), and its success after the revoke publishes nothing. Every record is
+    /// republished, in offset order per partition, once by each owner whose handler of it returned before its
+    /// revocation: more than once only when a revocation's commit did not happen (a replay).
     @Test(arguments: ["range", "cooperative-sticky"])
     func revokeStopsThePartitionsHandlersBeforeItCompletes(assignor: String) async throws {
         let harness = try Harness(topics: ["feeds": 2, "feeds.dlq": 1, "feeds.out": 2])
@@ -48,7 +79,11 @@ struct RebalanceTests {
                         DispatchQueue.global().asyncAfter(deadline: .now() + 6) { continuation.resume() }
                     }
                 }
-                runs.withLock { $0[index].end = .now }
+                let cancelled = Task.isCancelled
+                runs.withLock {
+                    $0[index].end = .now
+                    $0[index].cancelled = cancelled
+                }
             }
             return h
         }
@@ -77,49 +112,61 @@ struct RebalanceTests {
                 #expect(!overlap, "\(x.record) ran on \(x.worker) and on \(y.worker) at the same time")
             }
         }
-        let out = try await harness.readAll("feeds.out", count: 2 * perPartition, within: .seconds(30))
-        try await Task.sleep(for: .seconds(1))
         let kafka = KafkaConfiguration(
             bootstrapServers: [harness.broker.bootstrapServers], clientID: "verify", properties: Harness.fastKafka, logLevel: .error)
         let marks = try await KafkaConsumer.watermarks(
             (0..<2).map { KafkaTopicPartition(topic: "feeds.out", partition: Int32($0)) }, kafka: kafka)
         let written = marks.values.reduce(0) { $0 + Int($1.high - $1.low) }
-        // Which worker ran which record, in order: a record run twice by one owner and then by the next after a
-        // second rebalance (at-least-once) reads differently from a success published after its revoke.
-        let history = all.map { "\($0.worker):\($0.record)" }.joined(separator: " ")
-        #expect(written == 2 * perPartition, "feeds.out holds \(written) records for \(2 * perPartition): published after a revoke; runs: \(history)")
+        let out = try await harness.readAll("feeds.out", count: written, within: .seconds(30))
+        // Which worker ran which record, in order, and whether its revocation came first (†).
+        let history = all.map { "\($0.worker):\($0.record)\($0.cancelled ? "†" : "")" }.joined(separator: " ")
+        let context = "runs: \(history); A: \(Self.groupLog(a)); B: \(Self.groupLog(b))"
+        var published: [String: Int] = [:]
         for p in Int32(0)..<2 {
-            let sources = out.filter { $0.partition == p }.compactMap { record in
-                record.headers.first { $0.name == DeadLetterHeaders.republishedFrom }.flatMap { $0.value }.map { String(decoding: $0, as: UTF8.self) }
+            let offsets = out.filter { $0.partition == p }.compactMap { record in
+                record.headers.first { $0.name == DeadLetterHeaders.republishedFrom }.flatMap { $0.value }
+                    .flatMap { Int(String(decoding: $0, as: UTF8.self).split(separator: "/").last ?? "") }
             }
-            let offsets = sources.compactMap { Int($0.split(separator: "/").last ?? "") }
-            #expect(offsets == offsets.sorted(), "feeds.out/\(p) out of order: \(offsets)")
+            for offset in offsets { published["\(p)@\(offset)", default: 0] += 1 }
+            #expect(Self.jumpsAhead(offsets).isEmpty, "feeds.out/\(p) out of order: \(offsets); \(context)")
+        }
+        for record in Set(all.map(\.record)).sorted() {
+            let owned = all.filter { $0.record == record && $0.end != nil && !$0.cancelled }.count
+            let count = published[record] ?? 0
+            #expect(count >= 1, "\(record) never republished; \(context)")
+            #expect(count <= owned, "\(record) republished \(count) times, by \(owned) handler runs that returned before a revocation: published after a revoke; \(context)")
+        }
+        #expect(published.count == 2 * perPartition, "republished \(published.keys.sorted()), \(2 * perPartition) records")
+        if published.values.contains(where: { $0 > 1 }) {
+            #expect(Self.aRevocationLeftOffsetsUncommitted([a, b]), "republished twice with every revocation's commit done; \(context)")
         }
     }
 
     /// Worker A's handler of each partition's first record dead-letters it after the rebalance a second worker's
     /// join starts (it ignores cancellation and takes 6 s); every other record is dead-lettered at once, by
-    /// whichever worker owns its partition. Each record is dead-lettered once: a revoked partition's dead letter
-    /// is either durable with its offset committed before the partition moves, or not produced and written by
-    /// the new owner.
+    /// whichever worker owns its partition. A dead letter a handler asks for after its partition's revocation is
+    /// never written (the new owner writes it); every record is dead-lettered, in offset order per partition, and
+    /// more than once only when a revocation's commit did not happen (a replay).
     @Test(arguments: ["range", "cooperative-sticky"])
-    func aRecordDeadLetteredAcrossARebalanceIsDeadLetteredOnce(assignor: String) async throws {
+    func aDeadLetterAskedForAfterItsPartitionsRevocationIsNeverWritten(assignor: String) async throws {
         let harness = try Harness(topics: ["feeds": 2, "feeds.dlq": 1])
         let perPartition = 5
         for i in 0..<(2 * perPartition) {
             try await harness.produce("feeds", partition: Int32(i % 2), value: Self.good, key: "k-\(i)")
         }
         let slowStarted = Locked(0)
+        let runs = Locked<[String]>([])
         func handlers(_ name: String) -> EventHandlers {
             var h = EventHandlers()
             h.handle(PostLiked.self) { _, context in
+                runs.withLock { $0.append("\(name):\(context.partition)@\(context.offset)") }
                 if name == "A", context.offset == 0 {
                     slowStarted.withLock { $0 += 1 }
                     await withCheckedContinuation { continuation in
                         DispatchQueue.global().asyncAfter(deadline: .now() + 6) { continuation.resume() }
                     }
                 }
-                return .deadLetter(kind: "rejectedLike", reason: "every like is rejected here")
+                return .deadLetter(kind: "rejectedLike", reason: Task.isCancelled ? Self.afterRevocation : "every like is rejected here")
             }
             return h
         }
@@ -146,9 +193,22 @@ struct RebalanceTests {
         let marks = try await KafkaConsumer.watermarks([dlq], kafka: kafka)
         let written = Int((marks[dlq]?.high ?? 0) - (marks[dlq]?.low ?? 0))
         let letters = try await harness.readAll("feeds.dlq", count: written, within: .seconds(30))
-        let sources = letters.map { DeadLetter($0) }.map { "\($0.originalPartition ?? -1)@\($0.originalOffset ?? -1)" }
-        let twice = Dictionary(grouping: sources, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
-        #expect(twice.isEmpty, "dead-lettered more than once: \(twice)")
+        let deadLetters = letters.map { DeadLetter($0) }
+        let sources = deadLetters.map { "\($0.originalPartition ?? -1)@\($0.originalOffset ?? -1)" }
+        let context = "runs: \(runs.withLock { $0 }.joined(separator: " ")); A: \(Self.groupLog(a)); B: \(Self.groupLog(b))"
+        let late = deadLetters.filter { $0.message?.contains(Self.afterRevocation) ?? false }.map { "\($0.originalPartition ?? -1)@\($0.originalOffset ?? -1)" }
+        #expect(late.isEmpty, "dead letters written after their partition's revocation: \(late); \(context)")
         #expect(Set(sources).count == 2 * perPartition, "dead letters for \(Set(sources).sorted()), \(2 * perPartition) records")
+        for p in 0..<2 {
+            let offsets = deadLetters.filter { $0.originalPartition == Int32(p) }.compactMap { $0.originalOffset.map(Int.init) }
+            #expect(Self.jumpsAhead(offsets).isEmpty, "feeds/\(p) dead-lettered out of order: \(offsets); \(context)")
+        }
+        let twice = Dictionary(grouping: sources, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
+        if !twice.isEmpty {
+            #expect(Self.aRevocationLeftOffsetsUncommitted([a, b]), "dead-lettered more than once with every revocation's commit done: \(twice); \(context)")
+        }
     }
+
+    /// The reason a handler gives when it returns after its partition's revocation (its task was cancelled).
+    static let afterRevocation = "returned after its partition was revoked"
 }

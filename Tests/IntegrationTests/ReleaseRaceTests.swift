@@ -105,14 +105,19 @@ struct ReleaseRaceTests {
 
         // The coordinator answers a heartbeat with REBALANCE_IN_PROGRESS (the worker revokes its assignment and
         // rejoins) and refuses the rejoin (COORDINATOR_NOT_AVAILABLE, retried) until the release was tried.
+        // The broker gives an error to whichever member's heartbeat comes next, and the worker's control-topic
+        // reader is a member of a group too (its own): three, so that the worker gets one even when the reader,
+        // heartbeating at the same interval, took one or two (a member already rebalancing that gets another
+        // only rejoins again).
         harness.broker.pushRequestErrors(.joinGroup, Array(repeating: EmbeddedBroker.ErrorCode(rawValue: 15), count: 10_000))
-        harness.broker.pushRequestErrors(.heartbeat, [EmbeddedBroker.ErrorCode(rawValue: 27)])
+        harness.broker.pushRequestErrors(.heartbeat, Array(repeating: EmbeddedBroker.ErrorCode(rawValue: 27), count: 3))
         try await eventually(.seconds(30), "payments/1 revoked from the worker") { !worker.worker.status.assignment.contains(p1) }
         proceed.withLock { $0 = true }
         try await eventually(.seconds(30), "the release tried") {
             worker.logs.entries.contains { $0.message.hasPrefix("release kept for the record's next halt") || $0.message == "release not applied" }
         }
         harness.broker.clearRequestErrors(.joinGroup)
+        harness.broker.clearRequestErrors(.heartbeat)
         try await eventually(.seconds(60), "payments/1 released once it came back") {
             worker.counter("switchyard_releases_total", ["topic": "payments"]) == 1 && worker.worker.status.halted[p1] == nil
                 && worker.worker.status.assignment.contains(p1)
