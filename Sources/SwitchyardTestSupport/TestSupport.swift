@@ -91,3 +91,11 @@ public final class Locked<Value: Sendable>: Sendable {
     public init(_ value: Value) { mutex = Mutex(value) }
     public func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
 }
+
+/// `topic.metadata.refresh.interval.ms` for clients of the embedded broker in tests: frequent (a topic or a leader
+/// that changes is seen within about a second), and not a multiple of a second. The embedded broker's group timers
+/// are whole seconds (a join completes 3 s or `session.timeout.ms` − 1 s after it starts), and librdkafka 2.0.2
+/// makes a group leader join again when a periodic metadata response lands while it waits for its assignor's
+/// metadata; a refresh in step with those timers lands there on every join, and the group takes 5 s more each
+/// time until the phases drift apart (a minute, at times).
+public let metadataRefreshMilliseconds = "1300"

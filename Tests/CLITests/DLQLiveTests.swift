@@ -9,7 +9,7 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(5))) struct DLQLiveTests {
     static let fastKafka: [String: String] = [
         "heartbeat.interval.ms": "500", "session.timeout.ms": "6000", "auto.commit.interval.ms": "500",
-        "topic.metadata.refresh.interval.ms": "1000", "reconnect.backoff.max.ms": "1000",
+        "topic.metadata.refresh.interval.ms": metadataRefreshMilliseconds, "reconnect.backoff.max.ms": "1000",
     ]
 
     static func header(_ record: KafkaRecord, _ name: String) -> String? {

@@ -31,7 +31,7 @@ func consumerConfiguration(
             clientID: "switchyard-tests",
             properties: [
                 "heartbeat.interval.ms": "500",
-                "topic.metadata.refresh.interval.ms": "1000",
+                "topic.metadata.refresh.interval.ms": metadataRefreshMilliseconds,
                 "reconnect.backoff.max.ms": "1000",
             ].merging(properties) { $1 },
             logLevel: .error
@@ -48,7 +48,7 @@ func producerConfiguration(_ broker: EmbeddedBroker, deliveryTimeout: Duration =
         kafka: KafkaConfiguration(
             bootstrapServers: [broker.bootstrapServers],
             clientID: "switchyard-tests",
-            properties: ["reconnect.backoff.max.ms": "1000", "topic.metadata.refresh.interval.ms": "1000"],
+            properties: ["reconnect.backoff.max.ms": "1000", "topic.metadata.refresh.interval.ms": metadataRefreshMilliseconds],
             logLevel: .error
         ),
         deliveryTimeout: deliveryTimeout
