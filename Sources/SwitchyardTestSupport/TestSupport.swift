@@ -99,3 +99,11 @@ public final class Locked<Value: Sendable>: Sendable {
 /// metadata; a refresh in step with those timers lands there on every join, and the group takes 5 s more each
 /// time until the phases drift apart (a minute, at times).
 public let metadataRefreshMilliseconds = "1300"
+
+/// librdkafka settings that make a worker's consumer group settle in seconds on the embedded broker: fast
+/// heartbeats, a member that dies is noticed within 6 s, commits every half second, and metadata refreshed out of
+/// step with the broker's group timers (``metadataRefreshMilliseconds``).
+public let embeddedBrokerKafka: [String: String] = [
+    "heartbeat.interval.ms": "500", "session.timeout.ms": "6000", "auto.commit.interval.ms": "500",
+    "topic.metadata.refresh.interval.ms": metadataRefreshMilliseconds, "reconnect.backoff.max.ms": "1000",
+]

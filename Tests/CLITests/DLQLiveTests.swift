@@ -7,10 +7,7 @@ import Testing
 
 /// `switchyard dlq` against a live dead-letter topic that a real worker filled, on the embedded broker.
 @Suite(.serialized, .timeLimit(.minutes(5))) struct DLQLiveTests {
-    static let fastKafka: [String: String] = [
-        "heartbeat.interval.ms": "500", "session.timeout.ms": "6000", "auto.commit.interval.ms": "500",
-        "topic.metadata.refresh.interval.ms": metadataRefreshMilliseconds, "reconnect.backoff.max.ms": "1000",
-    ]
+    static let fastKafka = embeddedBrokerKafka
 
     static func header(_ record: KafkaRecord, _ name: String) -> String? {
         record.headers.last { $0.name == name }?.value.map { String(decoding: $0, as: UTF8.self) }

@@ -23,10 +23,7 @@ final class Harness: Sendable {
     }
 
     /// Kafka settings for fast group joins and commits on the embedded broker.
-    static let fastKafka: [String: String] = [
-        "heartbeat.interval.ms": "500", "session.timeout.ms": "6000", "auto.commit.interval.ms": "500",
-        "topic.metadata.refresh.interval.ms": metadataRefreshMilliseconds, "reconnect.backoff.max.ms": "1000", "statistics.interval.ms": "1000",
-    ]
+    static let fastKafka = embeddedBrokerKafka.merging(["statistics.interval.ms": "1000"]) { $1 }
 
     func configuration(_ topics: [String: TopicConfiguration], group: String? = nil) -> WorkerConfiguration {
         WorkerConfiguration(

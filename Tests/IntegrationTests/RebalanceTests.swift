@@ -196,7 +196,7 @@ struct RebalanceTests {
         let deadLetters = letters.map { DeadLetter($0) }
         let sources = deadLetters.map { "\($0.originalPartition ?? -1)@\($0.originalOffset ?? -1)" }
         let context = "runs: \(runs.withLock { $0 }.joined(separator: " ")); A: \(Self.groupLog(a)); B: \(Self.groupLog(b))"
-        let late = deadLetters.filter { $0.message?.contains(Self.afterRevocation) ?? false }.map { "\($0.originalPartition ?? -1)@\($0.originalOffset ?? -1)" }
+        let late = zip(deadLetters, sources).filter { $0.0.message?.contains(Self.afterRevocation) ?? false }.map(\.1)
         #expect(late.isEmpty, "dead letters written after their partition's revocation: \(late); \(context)")
         #expect(Set(sources).count == 2 * perPartition, "dead letters for \(Set(sources).sorted()), \(2 * perPartition) records")
         for p in 0..<2 {
